@@ -1,0 +1,5 @@
+"""Scriptorium's engine: sessions as DAGs, the written marker, the memory workspace.
+
+Nothing in this package imports Textual, and litellm is imported only at the
+moment a model is called.
+"""

@@ -1,0 +1,57 @@
+"""`scriptorium` command line.
+
+Each command group lives in its own module under this package and exposes
+`register(subparsers)`; handlers take `(args, ctx)` and return an exit code.
+Exit codes: 0 success, 2 usage error (argparse), 1 any other failure with a
+one-line message on stderr; commands may define more (e.g. 75 = retryable).
+Heavy imports (litellm, textual) happen inside handlers, never here.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from .common import CliContext, CliError
+
+# Modules that register subcommands, in help order.
+COMMAND_MODULES: list[str] = [
+    "session",
+    "pending",
+]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="scriptorium",
+        description="Branch-aware long-term memory for AI agents. With no command, opens the TUI.",
+    )
+    parser.add_argument("--state", metavar="DIR", help="state directory (default: $SCRIPTORIUM_STATE or the platform data dir)")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMAND_MODULES:
+        module = importlib.import_module(f"{__name__}.{name}")
+        module.register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    ctx = CliContext.from_args(args)
+    try:
+        if getattr(args, "func", None) is None:
+            from .tui_launch import open_app
+
+            return open_app(ctx)
+        return int(args.func(args, ctx) or 0)
+    except CliError as exc:
+        print(f"scriptorium: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,50 @@
+"""Shared CLI plumbing: the context handed to handlers, user errors, JSON output."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from ..paths import StatePaths, resolve_state_dir
+
+
+class CliError(Exception):
+    """A user-facing failure: printed as one line, no traceback."""
+
+    def __init__(self, message: str, exit_code: int = 1) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code
+
+
+@dataclass
+class CliContext:
+    state_dir: Path
+
+    @classmethod
+    def from_args(cls, args: argparse.Namespace) -> "CliContext":
+        return cls(state_dir=resolve_state_dir(getattr(args, "state", None)))
+
+    @property
+    def paths(self) -> StatePaths:
+        return StatePaths(self.state_dir)
+
+    @cached_property
+    def store(self):
+        from ..session_store import SessionStore
+
+        return SessionStore(self.state_dir)
+
+
+def emit_json(doc: Any) -> None:
+    """Print exactly one JSON document on stdout."""
+    json.dump(doc, sys.stdout, ensure_ascii=False, indent=2, sort_keys=False)
+    sys.stdout.write("\n")
+
+
+def add_json_flag(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json", action="store_true", help="print one JSON document")

@@ -1,0 +1,147 @@
+"""One message node of a session DAG, in OpenProgram's on-disk shape (formats §1.3).
+
+Raw roles are `user`, `llm` and `code`; `kind` is what the rest of Scriptorium reasons
+about (user / assistant / system / tool / summary / root / runtime), derived from the
+role plus the metadata flags the formats define.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+ROOT_ID = "ROOT"
+NODE_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$")
+RUNTIME_SOURCES = frozenset({"job_followup", "merge_turn"})
+
+# Roles accepted from callers -> raw on-disk role (+ metadata.role for system turns).
+ROLE_ALIASES = {"user": "user", "assistant": "llm", "llm": "llm", "system": "llm", "tool": "code", "code": "code"}
+
+
+def valid_node_id(node_id: str) -> bool:
+    """Ids become file names: no separators, no `.`/`..`, bounded length."""
+    return bool(NODE_ID_RE.match(node_id)) and node_id not in (".", "..")
+
+
+def classify(node_id: str, role: str, name: str, metadata: dict[str, Any]) -> str:
+    """The node's kind: the one place that decides what a turn *is*."""
+    if node_id == ROOT_ID or metadata.get("display") == "root":
+        return "root"
+    if metadata.get("covers_ids") or name == "context/summary":
+        return "summary"
+    if role == "code":
+        return "tool"
+    if metadata.get("display") == "runtime" or metadata.get("source") in RUNTIME_SOURCES or name.startswith("context/"):
+        return "runtime"
+    if role == "llm":
+        return "system" if metadata.get("role") == "system" else "assistant"
+    return "user"
+
+
+def text_of(output: Any) -> str:
+    """Readable text of a node's output: strings as-is, text blocks joined, else JSON."""
+    if output is None:
+        return ""
+    if isinstance(output, str):
+        return output
+    if isinstance(output, list) and all(isinstance(b, dict) for b in output):
+        parts = [b.get("text", "") for b in output if b.get("type", "text") == "text" and isinstance(b.get("text"), str)]
+        if parts:
+            return "\n".join(parts)
+    return json.dumps(output, ensure_ascii=False, default=str)
+
+
+@dataclass
+class Node:
+    id: str
+    seq: int
+    role: str
+    output: Any = ""
+    name: str = ""
+    input: Any = None
+    caller: str = ""
+    predecessor: str | None = None
+    reads: list[str] = field(default_factory=list)
+    metadata: dict[str, Any] = field(default_factory=dict)
+    created_at: float = 0.0
+
+    @property
+    def kind(self) -> str:
+        return classify(self.id, self.role, self.name, self.metadata)
+
+    @property
+    def text(self) -> str:
+        return text_of(self.output)
+
+    @property
+    def is_record(self) -> bool:
+        """Memory records only user and assistant turns with non-empty text (DESIGN §3)."""
+        return self.kind in ("user", "assistant") and bool(self.text.strip())
+
+    @property
+    def rewound(self) -> bool:
+        return bool(self.metadata.get("rewound"))
+
+    @property
+    def filename(self) -> str:
+        return node_filename(self.seq, self.role, self.id)
+
+    def to_payload(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "created_at": self.created_at,
+            "seq": self.seq,
+            "role": self.role,
+            "name": self.name,
+            "input": self.input,
+            "output": self.output,
+            "caller": self.caller,
+            "predecessor": self.predecessor,
+            "reads": list(self.reads),
+            "metadata": self.metadata,
+        }
+
+    def to_json_bytes(self) -> bytes:
+        return json.dumps(self.to_payload(), ensure_ascii=False, separators=(",", ":"), default=str).encode("utf-8")
+
+    @classmethod
+    def from_payload(cls, payload: Any) -> "Node":
+        """Parse a node file's JSON; raises ValueError on a shape that is not a node."""
+        if not isinstance(payload, dict):
+            raise ValueError("node payload is not an object")
+        node_id = payload.get("id")
+        role = payload.get("role")
+        if not isinstance(node_id, str) or not node_id:
+            raise ValueError("node has no id")
+        if role not in ("user", "llm", "code"):
+            raise ValueError(f"node {node_id} has unknown role {role!r}")
+        seq = payload.get("seq", 0)
+        metadata = payload.get("metadata") or {}
+        predecessor = payload.get("predecessor")
+        if not isinstance(seq, int) or not isinstance(metadata, dict):
+            raise ValueError(f"node {node_id} has a malformed seq or metadata")
+        if predecessor is not None and not isinstance(predecessor, str):
+            raise ValueError(f"node {node_id} has a malformed predecessor")
+        created = payload.get("created_at") or 0.0
+        return cls(
+            id=node_id,
+            seq=seq,
+            role=role,
+            output=payload.get("output", ""),
+            name=payload.get("name") or "",
+            input=payload.get("input"),
+            caller=payload.get("caller") or "",
+            predecessor=predecessor or None,
+            reads=list(payload.get("reads") or []),
+            metadata=metadata,
+            created_at=float(created) if isinstance(created, (int, float)) else 0.0,
+        )
+
+
+def node_filename(seq: int, role: str, node_id: str) -> str:
+    return f"{seq:04d}-{role[0]}-{node_id}.json"
+
+
+FILENAME_RE = re.compile(r"^(\d{4,})-([ulc])-(.+)\.json$")

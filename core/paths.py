@@ -1,0 +1,51 @@
+"""Where things live inside a state directory (DESIGN §2)."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+STATE_ENV = "SCRIPTORIUM_STATE"
+RUNTIME_DIR = ".scriptorium"
+
+
+def default_state_dir() -> Path:
+    """The platform's user data dir (platformdirs), e.g. ~/.local/share/scriptorium."""
+    from platformdirs import user_data_dir
+
+    return Path(user_data_dir("scriptorium", appauthor=False))
+
+
+def resolve_state_dir(explicit: str | os.PathLike[str] | None = None) -> Path:
+    """`--state DIR` wins, then `$SCRIPTORIUM_STATE`, then the platform default."""
+    if explicit:
+        return Path(explicit).expanduser().resolve()
+    env = os.environ.get(STATE_ENV)
+    if env:
+        return Path(env).expanduser().resolve()
+    return default_state_dir()
+
+
+@dataclass(frozen=True)
+class StatePaths:
+    """The fixed layout of one state directory."""
+
+    root: Path
+
+    @property
+    def sessions(self) -> Path:
+        return self.root / "sessions"
+
+    @property
+    def memory(self) -> Path:
+        return self.root / "memory"
+
+    @property
+    def runtime(self) -> Path:
+        """`<state>/memory/.scriptorium/`: workspace id, counters, locks, audit log."""
+        return self.memory / RUNTIME_DIR
+
+    @property
+    def config(self) -> Path:
+        return self.root / "config.toml"
