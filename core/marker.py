@@ -85,15 +85,16 @@ def pending(store: SessionStore, sid: str, tip: str | None = None, workspace: st
     turns and non-records (tools, runtime turns, summaries) are stepped over.
     """
     wid = workspace or workspace_id(store.state_dir)
+    index = store.index(sid)
     out: list[PendingTurn] = []
-    for e in store.walk_ids(sid, tip):
+    for e in store.walk_ids(sid, tip, index):
         if e.rewound or not e.is_record:
             continue
         if e.marks.get(MARK_KEY) == wid:
             break
-        out.append(PendingTurn(e.id, e.kind, store.token_count(sid, e.id), e.created_at))
+        tokens = e.tokens if e.tokens >= 0 else store.token_count(sid, e.id, index)
+        out.append(PendingTurn(e.id, e.kind, tokens, e.created_at))
     out.reverse()
-    index = store.index(sid)
     if index.dirty:
         index.save()
     return out

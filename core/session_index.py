@@ -6,9 +6,14 @@ what the walk needs — ids, predecessors, kinds, flags, marks, token counts —
 `<session>/.scriptorium/index.json` (git-excluded). It is trusted while a stat
 fingerprint of the session (history dir mtime, meta.json mtime and size) matches;
 a mismatch re-stats the node files and re-reads only the ones that changed, so
-another process's append or mark is seen on the next access. Like git's index, a
-fingerprint captured within the file system's timestamp granularity is "racy" and
-is re-verified rather than trusted.
+another process's append or mark is seen on the next access.
+
+Every Scriptorium write happens under the session lock and bumps a generation
+counter (`.scriptorium/gen`), which is part of the fingerprint: a write by another
+Scriptorium process is always seen, even within one file-system timestamp tick.
+For writers that do not bump it (OpenProgram itself), a fingerprint captured within
+the timestamp granularity is "racy", as in git's index, and is re-verified rather
+than trusted — unless it was captured by our own write under the lock.
 """
 
 from __future__ import annotations
@@ -77,19 +82,36 @@ class IndexEntry:
         return cls(nid, seq, role, kind, pred, caller, created, tokens, rewound, spawn, is_rec, marks, fname, (stat[0], stat[1]))
 
 
-Fingerprint = tuple[int, int, int]
+Fingerprint = tuple[int, int, int, int]
+NO_FINGERPRINT: Fingerprint = (0, 0, 0, -1)
+
+
+def _generation(session_dir: Path) -> int:
+    try:
+        return int((session_dir / ".scriptorium" / "gen").read_bytes() or b"0")
+    except (OSError, ValueError):
+        return 0
 
 
 def fingerprint(session_dir: Path) -> Fingerprint:
+    """(history dir mtime, meta.json mtime, meta.json size, write generation)."""
     try:
         h = os.stat(session_dir / "history").st_mtime_ns
     except FileNotFoundError:
         h = 0
     try:
         m = os.stat(session_dir / "meta.json")
-        return (h, m.st_mtime_ns, m.st_size)
+        meta = (m.st_mtime_ns, m.st_size)
     except FileNotFoundError:
-        return (h, 0, 0)
+        meta = (0, 0)
+    return (h, meta[0], meta[1], _generation(session_dir))
+
+
+def bump_generation(session_dir: Path) -> None:
+    """Called under the session lock after every write."""
+    path = session_dir / ".scriptorium" / "gen"
+    path.parent.mkdir(exist_ok=True)
+    atomic_write_text(path, str(_generation(session_dir) + 1), durable=False)
 
 
 class NodeFileError(Exception):
@@ -113,8 +135,9 @@ class SessionIndex:
 
     session_dir: Path
     entries: dict[str, IndexEntry] = field(default_factory=dict)
-    fp: Fingerprint = (0, 0, 0)
+    fp: Fingerprint = NO_FINGERPRINT
     captured_ns: int = 0
+    owned: bool = False  # fp captured right after our own write under the lock
     dirty: bool = False  # entries changed since the index file was written
     _children: dict[str, list[str]] | None = None
 
@@ -144,13 +167,13 @@ class SessionIndex:
             self.fp = tuple(doc["fp"])  # type: ignore[assignment]
             self.captured_ns = int(doc["captured_ns"])
         except (OSError, ValueError, KeyError, TypeError, IndexError):
-            self.entries, self.fp, self.captured_ns = {}, (0, 0, 0), 0
+            self.entries, self.fp, self.captured_ns = {}, NO_FINGERPRINT, 0
 
     def is_fresh(self) -> bool:
         current = fingerprint(self.session_dir)
         if current != self.fp:
             return False
-        return self.captured_ns - max(current) > RACY_NS
+        return self.owned or self.captured_ns - max(current[:2]) > RACY_NS
 
     def refresh(self) -> bool:
         """Bring entries in line with disk; returns True when anything changed."""
@@ -183,6 +206,7 @@ class SessionIndex:
         self.entries = seen
         self.fp = fp_before
         self.captured_ns = captured
+        self.owned = False
         self._children = None
         self.dirty = True
         return changed
@@ -211,8 +235,10 @@ class SessionIndex:
         if adopt_fingerprint:
             self.fp = fingerprint(self.session_dir)
             self.captured_ns = time.time_ns()
+            self.owned = True
         else:
-            self.fp = (0, 0, 0)
+            self.fp = NO_FINGERPRINT
+            self.owned = False
 
     # --- queries -------------------------------------------------------------
 

@@ -1,0 +1,46 @@
+"""`scriptorium pending SID [--tip NODE]`: what the writer still owes, per live branch."""
+
+from __future__ import annotations
+
+import argparse
+
+from ..marker import BranchPending, pending, pending_branches, workspace_id
+from ..session_store import SessionError
+from .common import CliContext, CliError, add_json_flag, emit_json
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("pending", help="pending (unwritten) turns of every live branch")
+    p.add_argument("sid")
+    p.add_argument("--tip", metavar="NODE", help="only the branch ending at NODE")
+    add_json_flag(p)
+    p.set_defaults(func=cmd_pending)
+
+
+def cmd_pending(args: argparse.Namespace, ctx: CliContext) -> int:
+    store = ctx.store
+    try:
+        wid = workspace_id(ctx.state_dir)
+        if args.tip:
+            store.entry(args.sid, args.tip)
+            branches = [BranchPending(args.tip, args.tip == store.head(args.sid), pending(store, args.sid, args.tip, wid))]
+        else:
+            branches = pending_branches(store, args.sid, wid)
+    except SessionError as exc:
+        raise CliError(str(exc)) from exc
+    doc = {
+        "session": args.sid,
+        "branches": [
+            {"tip": b.tip, "is_head": b.is_head,
+             "pending": [{"id": t.id, "role": t.role, "tokens": t.tokens} for t in b.turns],
+             "pending_tokens": b.tokens}
+            for b in branches
+        ],
+    }
+    if args.json:
+        emit_json(doc)
+    else:
+        for b in doc["branches"]:
+            head = " (head)" if b["is_head"] else ""
+            print(f"{b['tip']}{head}: {len(b['pending'])} pending turn(s), {b['pending_tokens']} tokens")
+    return 0

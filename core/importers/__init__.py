@@ -1,0 +1,1 @@
+"""Importers: real agents' transcripts (Claude Code, pi, Codex) as Scriptorium sessions."""

@@ -1,0 +1,73 @@
+"""Writing a plan into the session store: only what is missing, in one commit per session.
+
+Nodes the store already has are never touched — not rewritten, not re-marked — so
+re-importing a grown transcript keeps every existing node file byte-identical,
+including the written markers memory put there.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from ..session_store import SessionError, SessionStore
+from .plan import PlannedNode, SessionPlan
+
+ROLE_OF = {"user": "user", "assistant": "assistant", "tool": "tool"}
+
+
+@dataclass
+class ApplyResult:
+    session_id: str
+    title: str
+    created: bool
+    added: int = 0
+    unchanged: int = 0
+    errors: list[str] = field(default_factory=list)
+
+
+def apply_plan(store: SessionStore, plan: SessionPlan, *,
+               on_node: Callable[[int, int], None] | None = None) -> ApplyResult:
+    """Create the session if needed and append the planned nodes it lacks.
+
+    `on_node(done, total)` is called after each appended node (for progress bars).
+    A node the store refuses (e.g. its predecessor could not be written) is reported in
+    `errors` and the import goes on with the rest.
+    """
+    sid = plan.session_id
+    created = not store.has_session(sid)
+    if created:
+        store.create_session(title=plan.title, session_id=sid, **plan.meta)
+    result = ApplyResult(session_id=sid, title=plan.title, created=created)
+    known = store.index(sid).entries
+    missing = [n for n in plan.nodes if n.id not in known]
+    result.unchanged = len(plan.nodes) - len(missing)
+    if not missing:
+        return result
+    with store.batch(sid, message=f"import {plan.kind}: {len(missing)} node(s)"):
+        for done, node in enumerate(missing, start=1):
+            if store.has_node(sid, node.id):  # written meanwhile by a concurrent import
+                result.unchanged += 1
+            else:
+                try:
+                    _append(store, sid, node)
+                    result.added += 1
+                except SessionError as exc:
+                    result.errors.append(f"{node.id}: {exc}")
+            if on_node is not None:
+                on_node(done, len(missing))
+    return result
+
+
+def _append(store: SessionStore, sid: str, node: PlannedNode) -> None:
+    if node.kind == "summary":
+        store.append_summary(sid, node.covers, node.text, node_id=node.id, created_at=node.created_at)
+    elif node.kind == "spawn":
+        store.spawn_branch(sid, node.text, caller=node.caller, node_id=node.id, created_at=node.created_at,
+                           metadata=node.metadata)
+    elif node.kind == "tool":
+        store.append(sid, "tool", node.text, predecessor=None, caller=node.caller, name=node.name, input=node.input,
+                     metadata=node.metadata, node_id=node.id, created_at=node.created_at, move_head=False)
+    else:
+        store.append(sid, ROLE_OF[node.kind], node.text, predecessor=node.predecessor, name=node.name,
+                     metadata=node.metadata, node_id=node.id, created_at=node.created_at, move_head=node.on_head)

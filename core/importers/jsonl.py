@@ -1,0 +1,53 @@
+"""Reading transcript files: read-only, line by line, never failing on a bad line."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from .plan import SessionPlan
+
+
+def iter_records(path: Path, plan: SessionPlan) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(line number, object) for every well-formed JSON-object line of `path`.
+
+    The file is opened read-only and never written. A malformed line is counted in
+    `plan.skipped` and passed over; a last line without its newline is an agent still
+    writing it, so it is left for the next import rather than counted as malformed.
+    """
+    plan.sources.append(path)
+    with open(path, "rb") as fh:
+        for number, raw in enumerate(fh, start=1):
+            if not raw.endswith(b"\n"):
+                break
+            plan.bytes_read += len(raw)
+            if not raw.strip():
+                continue
+            try:
+                record = json.loads(raw)
+            except ValueError:
+                plan.skipped["malformed JSON line"] += 1
+                continue
+            if not isinstance(record, dict):
+                plan.skipped["line is not a JSON object"] += 1
+                continue
+            yield number, record
+
+
+def peek_records(path: Path, limit: int = 64) -> Iterator[dict[str, Any]]:
+    """The first well-formed objects of a file, for grouping files before a full read."""
+    try:
+        with open(path, "rb") as fh:
+            for count, raw in enumerate(fh):
+                if count >= limit or not raw.endswith(b"\n"):
+                    return
+                try:
+                    record = json.loads(raw)
+                except ValueError:
+                    continue
+                if isinstance(record, dict):
+                    yield record
+    except OSError:
+        return

@@ -1,0 +1,171 @@
+"""pi (pi-mono coding agent) sessions (`~/.pi/agent/sessions/--<cwd>--/<ts>_<id>.jsonl`).
+
+A pi session file is a tree of entries linked by `id`/`parentId`; pi branches in
+place (`/tree`), so every fork of that tree is a real one and is kept. Entries that
+are not turns — model and thinking-level changes, labels, `session_info`, extension
+state — are folded into the turn they hang under; tool results become `tool` nodes
+of the assistant turn that made the call. `compaction` and `branch_summary` entries
+become summary nodes. Version 1 files (linear, no ids) get positional ids: they are
+append-only, so a line number is as stable as an id there.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+from ..nodes import ROOT_ID
+from .jsonl import iter_records
+from .plan import PlannedNode, SessionPlan, ToolTracker, as_text, parse_time, safe_id, title_of
+
+KIND = "pi"
+SESSION_PREFIX = "pi-"
+NON_TURN_TYPES = frozenset({"model_change", "thinking_level_change", "label", "session_info", "custom"})
+
+
+def default_roots() -> list[Path]:
+    base = os.environ.get("PI_CODING_AGENT_DIR")
+    return [Path(base).expanduser() / "sessions" if base else Path("~/.pi/agent/sessions").expanduser()]
+
+
+def discover(paths: Iterable[Path]) -> list[Path]:
+    found: dict[Path, None] = {}
+    for path in paths:
+        for f in (sorted(path.rglob("*.jsonl")) if path.is_dir() else [path]):
+            found[f] = None
+    return list(found)
+
+
+def plan_sessions(files: Iterable[Path]) -> Iterator[SessionPlan]:
+    for path in files:
+        yield plan_file(path)
+
+
+class _Folder:
+    def __init__(self, plan: SessionPlan) -> None:
+        self.plan = plan
+        self.tools = ToolTracker(plan, KIND)
+        self.effective: dict[str, str] = {}  # entry id -> planned chain id (or ROOT)
+        self.previous: str | None = None  # v1: the entry before, as the implicit parent
+        self.session_name = ""
+
+    def resolve(self, entry_id: Any) -> str:
+        if not isinstance(entry_id, str) or not entry_id:
+            return ROOT_ID
+        return self.effective.get(entry_id, ROOT_ID)
+
+    def feed(self, number: int, entry: dict[str, Any]) -> None:
+        etype = entry.get("type")
+        if etype == "session":
+            if "source_session_id" in self.plan.meta:
+                self.plan.skipped["extra session header"] += 1
+            return
+        eid = entry.get("id")
+        if not isinstance(eid, str) or not eid:
+            eid, parent = f"L{number}", self.previous  # v1: linear, positional
+        else:
+            parent = entry.get("parentId")
+        if eid in self.effective:
+            self.plan.skipped["duplicate entry id"] += 1
+            return
+        self.previous = eid
+        anchor = self.resolve(parent)
+        self.effective[eid] = anchor  # unless the entry becomes a turn below
+        created = parse_time(entry.get("timestamp"))
+        if etype == "message":
+            self._message(eid, entry.get("message"), anchor, created)
+        elif etype == "compaction":
+            self._compaction(eid, entry, anchor)
+        elif etype == "branch_summary":
+            self._branch_summary(eid, entry, anchor)
+        elif etype == "custom_message":
+            self.plan.folded["extension message (custom_message)"] += 1
+        elif etype in NON_TURN_TYPES:
+            if etype == "session_info" and isinstance(entry.get("name"), str):
+                self.session_name = entry["name"]
+            self.plan.skipped[f"not a turn ({etype})"] += 1
+        else:
+            self.plan.skipped[f"unknown entry type ({etype})"] += 1
+
+    def _message(self, eid: str, message: Any, anchor: str, created: float | None) -> None:
+        if not isinstance(message, dict):
+            self.plan.skipped["message entry without a message"] += 1
+            return
+        role = message.get("role")
+        nid = safe_id(eid)
+        if role == "user":
+            self._turn(PlannedNode(id=nid, kind="user", text=as_text(message.get("content")), predecessor=anchor,
+                                   created_at=created, metadata={"source": KIND}), eid)
+        elif role == "assistant":
+            content = message.get("content") if isinstance(message.get("content"), list) else []
+            texts = [b["text"] for b in content if isinstance(b, dict) and b.get("type") == "text"
+                     and isinstance(b.get("text"), str) and b["text"].strip()]
+            calls = [b for b in content if isinstance(b, dict) and b.get("type") == "toolCall"]
+            if not texts and not calls:
+                self.plan.folded["assistant message without text or tool call"] += 1
+                return
+            metadata: dict[str, Any] = {"source": KIND}
+            for key in ("model", "provider", "stopReason"):
+                if isinstance(message.get(key), str):
+                    metadata[key] = message[key]
+            node = PlannedNode(id=nid, kind="assistant", text="\n\n".join(texts), predecessor=anchor,
+                               created_at=created, name=str(message.get("model") or ""), metadata=metadata)
+            self._turn(node, eid)
+            for call in calls:
+                self.tools.call(str(call.get("id") or ""), str(call.get("name") or ""), call.get("arguments"),
+                                node.id, created)
+        elif role == "toolResult":
+            self.tools.result(str(message.get("toolCallId") or ""), message.get("content"), created,
+                              fallback_caller=anchor, is_error=bool(message.get("isError")),
+                              name=str(message.get("toolName") or ""))
+            self.plan.folded["tool result (into its tool node)"] += 1
+        elif role == "bashExecution":
+            call_id = f"{eid}-bash"
+            self.tools.call(call_id, "bash", {"command": message.get("command")}, anchor, created)
+            self.tools.result(call_id, message.get("output"), created, fallback_caller=anchor)
+            self.plan.folded["user shell command (into a tool node)"] += 1
+        elif role == "custom":
+            self.plan.folded["extension message (custom)"] += 1
+        else:
+            self.plan.skipped[f"unknown message role ({role})"] += 1
+
+    def _turn(self, node: PlannedNode, eid: str) -> None:
+        self.plan.add(node)
+        self.effective[eid] = node.id
+
+    def _compaction(self, eid: str, entry: dict[str, Any], anchor: str) -> None:
+        path = self.plan.path_since_compaction(anchor) if anchor != ROOT_ID else []
+        kept = self.resolve(entry.get("firstKeptEntryId"))
+        if kept in path and path.index(kept) > 0:
+            path = path[: path.index(kept)]  # the turns before the first kept one were dropped
+        metadata = {"tokens_before": entry["tokensBefore"]} if isinstance(entry.get("tokensBefore"), int) else {}
+        self.plan.add_summary(safe_id(eid), str(entry.get("summary") or ""), path, created_at=None, metadata=metadata)
+
+    def _branch_summary(self, eid: str, entry: dict[str, Any], anchor: str) -> None:
+        """Summary of the branch left behind (`fromId`), placed beside it at the branch point."""
+        kept = set(self.plan.path_to_root(anchor)) if anchor != ROOT_ID else set()
+        left = self.resolve(entry.get("fromId"))
+        covers = [n for n in self.plan.path_to_root(left) if n not in kept] if left != ROOT_ID else []
+        self.plan.add_summary(safe_id(eid), str(entry.get("summary") or ""), covers, created_at=None, metadata={})
+
+
+def plan_file(path: Path) -> SessionPlan:
+    plan = SessionPlan(session_id="", kind=KIND)
+    folder = _Folder(plan)
+    for number, entry in iter_records(path, plan):
+        if entry.get("type") == "session" and "source_session_id" not in plan.meta:
+            source_id = str(entry.get("id") or path.stem)
+            plan.meta = {"source": KIND, "source_session_id": source_id}
+            for key in ("cwd", "parentSession"):
+                if isinstance(entry.get(key), str):
+                    plan.meta["cwd" if key == "cwd" else "parent_session"] = entry[key]
+            continue
+        folder.feed(number, entry)
+    folder.tools.finish()
+    plan.session_id = safe_id(plan.meta.get("source_session_id") or path.stem, prefix=SESSION_PREFIX)
+    plan.meta.setdefault("source", KIND)
+    if folder.session_name:
+        plan.title = title_of(folder.session_name)
+    return plan

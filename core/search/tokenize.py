@@ -1,0 +1,35 @@
+"""Search tokens for English and CJK text (formats §7).
+
+Words are runs of letters and digits (`[^\\W_]+`), casefolded. Chinese and Japanese are
+written without spaces, so a "word" there is a whole clause; a word made entirely of
+such characters also yields each character and each adjacent pair, which lets a query
+match any part of the clause. A mixed word (`abc가나`) is left whole.
+"""
+
+from __future__ import annotations
+
+import re
+
+_WORD_RE = re.compile(r"[^\W_]+")
+_UNSEGMENTED = (
+    "\u3400-\u4dbf"  # CJK extension A
+    "\u4e00-\u9fff"  # CJK unified ideographs
+    "\uf900-\ufaff"  # CJK compatibility ideographs
+    "\U00020000-\U0002a6df"  # CJK extension B
+    "\U0002f800-\U0002fa1f"  # CJK compatibility supplement
+    "\u3040-\u309f"  # hiragana
+    "\u30a0-\u30ff"  # katakana
+    "\uac00-\ud7af"  # hangul syllables
+)
+_UNSEGMENTED_RE = re.compile(f"[{_UNSEGMENTED}]+")
+
+
+def tokenize(text: str) -> list[str]:
+    tokens: list[str] = []
+    for match in _WORD_RE.finditer(text):
+        word = match.group(0).casefold()
+        tokens.append(word)
+        if len(word) > 1 and _UNSEGMENTED_RE.fullmatch(word):
+            tokens.extend(word)
+            tokens.extend(word[i : i + 2] for i in range(len(word) - 1))
+    return tokens

@@ -1,0 +1,107 @@
+"""The Scriptorium terminal app: screens switched by number keys, one state directory.
+
+`scriptorium` with no command (and `scriptorium demo`) calls `run_app`. The app
+reads the engine only through `scriptorium.core`'s public API, in worker
+threads; it never imports litellm (nothing it shows needs a model).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+from textual.app import App, SystemCommand
+from textual.binding import Binding
+from textual.screen import Screen
+
+from scriptorium.core.config import load_config, set_config_value
+from scriptorium.themes import DARK_NAME, DEFAULT_THEME, LIGHT_NAME, THEMES, VARIABLE_DEFAULTS
+
+from .commands import SessionCommands
+from .screens.help import HelpScreen
+from .screens.sessions import SessionsScreen
+from .session_model import SessionListing
+
+THEME_KEY = "tui.theme"
+
+# (mode, title, screen class) in number-key order.
+SCREENS: list[tuple[str, str, type[Screen]]] = [
+    ("sessions", "Sessions", SessionsScreen),
+]
+
+
+class ScriptoriumApp(App[int]):
+    CSS_PATH = "app.tcss"
+    TITLE = "Scriptorium"
+    COMMANDS = App.COMMANDS | {SessionCommands}
+    MODES = {mode: screen for mode, _, screen in SCREENS}
+    DEFAULT_MODE = SCREENS[0][0]
+
+    BINDINGS = [
+        *(Binding(str(n), f"switch_mode('{mode}')", title, show=False)
+          for n, (mode, title, _) in enumerate(SCREENS, start=1)),
+        Binding("question_mark", "help", "Help"),
+        Binding("t", "toggle_theme", "Theme"),
+        Binding("q", "quit", "Quit"),
+    ]
+
+    def __init__(self, state_dir: str | Path, *, clock: Callable[[], float] = time.time) -> None:
+        super().__init__()
+        self.state_dir = Path(state_dir)
+        self.clock = clock
+        self.session_listing: SessionListing | None = None
+        for theme in THEMES:
+            self.register_theme(theme)
+        configured = load_config(self.state_dir).get(THEME_KEY, DEFAULT_THEME)
+        self._saved_theme = configured if configured in self.available_themes else DEFAULT_THEME
+        self.theme = self._saved_theme
+
+    def get_theme_variable_defaults(self) -> dict[str, str]:
+        return dict(VARIABLE_DEFAULTS)
+
+    def screen_titles(self) -> list[tuple[str, str]]:
+        return [(mode, title) for mode, title, _ in SCREENS]
+
+    def watch_theme(self, name: str) -> None:
+        """Remember a theme the user picked (by key or from the palette) in config.toml."""
+        if name == self._saved_theme:
+            return
+        try:
+            set_config_value(self.state_dir, THEME_KEY, name)
+        except (OSError, ValueError) as exc:
+            self.notify(f"Theme not saved: {exc}", severity="warning")
+            return
+        self._saved_theme = name
+
+    def action_toggle_theme(self) -> None:
+        self.theme = LIGHT_NAME if self.theme == DARK_NAME else DARK_NAME
+
+    def action_help(self) -> None:
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen())
+
+    async def open_session(self, session_id: str) -> None:
+        await self.switch_mode("sessions")
+        screen = self.screen
+        if isinstance(screen, SessionsScreen):
+            screen.show_session(session_id)
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        for number, (mode, title, _) in enumerate(SCREENS, start=1):
+            yield SystemCommand(f"{title} screen", f"Switch to the {title} screen  ( {number} )",
+                                lambda mode=mode: self.switch_mode(mode))
+        yield SystemCommand("Help", "Keys, screens and the graph's legend  ( ? )", self.action_help)
+        yield SystemCommand("Toggle light / dark", "Switch between Scriptorium's two themes  ( t )",
+                            self.action_toggle_theme)
+        palette_commands = getattr(screen, "palette_commands", None)
+        if palette_commands is not None:
+            yield from palette_commands()
+
+
+def run_app(state_dir: str | Path) -> int:
+    """Run the app on `state_dir` until the user quits; the process exit code."""
+    app = ScriptoriumApp(state_dir)
+    app.run()
+    return app.return_code or 0

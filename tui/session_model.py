@@ -1,0 +1,224 @@
+"""What the Sessions screen shows, computed from the engine's public API.
+
+No Textual here: loading runs in worker threads (each with its own
+`SessionStore`, so no engine object is shared between threads) and the results
+are plain, immutable snapshots handed to the widgets. Pending turns and the next
+batch come from `scriptorium.core.marker` unchanged — the screen shows exactly
+what the writer would get.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from scriptorium.core.config import load_config
+from scriptorium.core.graph_layout import GraphItem, LaneRow, display_order, layout
+from scriptorium.core.marker import MARK_KEY, PendingTurn, cut_batch, pending, workspace_id
+from scriptorium.core.nodes import Node
+from scriptorium.core.session_index import IndexEntry, NodeFileError, read_node_file
+from scriptorium.core.session_store import SessionError, SessionProblem, SessionStore
+
+THRESHOLD_KEY = "writer.trigger_tokens"
+DEFAULT_THRESHOLD = 8000
+
+# Node states of the graph, each drawn with its own glyph and theme colour.
+WRITTEN, PENDING, ELSEWHERE, REWOUND, UNRECORDED = "written", "pending", "elsewhere", "rewound", "unrecorded"
+STATES = (WRITTEN, PENDING, ELSEWHERE, REWOUND, UNRECORDED)
+
+ROLE_LABELS = {"user": "user", "assistant": "asst", "system": "sys", "tool": "tool",
+               "summary": "summ", "runtime": "rt", "root": "root"}
+
+
+def node_state(entry: IndexEntry, workspace: str) -> str:
+    """The state a node is drawn in; marks by other workspaces are shown, not trusted."""
+    if entry.rewound:
+        return REWOUND
+    if not entry.is_record:
+        return UNRECORDED
+    mark = entry.marks.get(MARK_KEY)
+    if mark == workspace:
+        return WRITTEN
+    return ELSEWHERE if mark else PENDING
+
+
+def write_threshold(state_dir: Path) -> int:
+    value = load_config(state_dir).get(THRESHOLD_KEY, DEFAULT_THRESHOLD)
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else DEFAULT_THRESHOLD
+
+
+# --- the session list ---------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SessionRow:
+    id: str
+    title: str
+    last_activity: float  # newest turn's time (import-safe), else the session's updated_at
+    branches: int
+    pending_turns: int
+    pending_tokens: int
+
+
+@dataclass(frozen=True)
+class SessionListing:
+    rows: list[SessionRow]
+    problems: list[SessionProblem]  # sessions that could not be read, reported not hidden
+
+
+def list_sessions(state_dir: Path) -> SessionListing:
+    """Every session with its branch count and pending backlog (shared prefixes counted once)."""
+    store = SessionStore(state_dir)
+    summaries, problems = store.list_sessions()
+    problems = list(problems)
+    rows: list[SessionRow] = []
+    wid = workspace_id(state_dir) if summaries else ""
+    for summary in summaries:
+        try:
+            entries = store.index(summary.id).entries.values()
+            tips = store.list_branches(summary.id)
+            owed: dict[str, int] = {}
+            for tip in tips:
+                owed.update((t.id, t.tokens) for t in pending(store, summary.id, tip, wid))
+        except SessionError as exc:
+            problems.append(SessionProblem(summary.id, str(exc)))
+            continue
+        times = [e.created_at for e in entries if e.kind != "root"]
+        rows.append(SessionRow(summary.id, summary.title, max(times, default=summary.updated_at),
+                               len(tips), len(owed), sum(owed.values())))
+    rows.sort(key=lambda r: (-r.last_activity, r.id))
+    return SessionListing(rows, problems)
+
+
+# --- one session as a graph ---------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TurnRow:
+    entry: IndexEntry
+    lane: LaneRow
+    state: str
+    is_head: bool
+
+    @property
+    def id(self) -> str:
+        return self.entry.id
+
+    @property
+    def role_label(self) -> str:
+        return ROLE_LABELS.get(self.entry.kind, self.entry.kind)
+
+    @property
+    def foreign_mark(self) -> str | None:
+        """The other workspace's id when this turn was written elsewhere."""
+        return self.entry.marks.get(MARK_KEY) if self.state == ELSEWHERE else None
+
+
+@dataclass(frozen=True)
+class Branch:
+    tip: str
+    is_head: bool
+    pending: list[PendingTurn]
+    batch: list[PendingTurn]  # what the writer gets next: `cut_batch(pending, threshold)`
+
+    @property
+    def pending_tokens(self) -> int:
+        return sum(t.tokens for t in self.pending)
+
+    @property
+    def batch_tokens(self) -> int:
+        return sum(t.tokens for t in self.batch)
+
+
+@dataclass
+class SessionGraph:
+    session_id: str
+    title: str
+    head: str | None
+    workspace: str
+    threshold: int
+    session_dir: Path
+    rows: list[TurnRow]
+    lanes: int
+    branches: list[Branch]
+    _row_of: dict[str, int] = field(default_factory=dict, repr=False)
+    _children: dict[str, list[str]] = field(default_factory=dict, repr=False)
+
+    def __post_init__(self) -> None:
+        self._row_of = {row.id: i for i, row in enumerate(self.rows)}
+        for row in sorted(self.rows, key=lambda r: r.entry.seq):
+            if row.entry.predecessor is not None:
+                self._children.setdefault(row.entry.predecessor, []).append(row.id)
+        self.node = functools.lru_cache(maxsize=512)(self._read_node)
+
+    def row_index(self, node_id: str) -> int | None:
+        return self._row_of.get(node_id)
+
+    def entry(self, node_id: str) -> IndexEntry | None:
+        index = self._row_of.get(node_id)
+        return None if index is None else self.rows[index].entry
+
+    def branch(self, tip: str) -> Branch | None:
+        return next((b for b in self.branches if b.tip == tip), None)
+
+    def walk(self, node_id: str) -> Iterator[IndexEntry]:
+        """Entries from `node_id` toward the root along predecessors (the engine's branch path)."""
+        seen: set[str] = set()
+        entry = self.entry(node_id)
+        while entry is not None and entry.id not in seen:
+            seen.add(entry.id)
+            yield entry
+            entry = self.entry(entry.predecessor) if entry.predecessor else None
+
+    def branch_ids(self, tip: str) -> set[str]:
+        return {e.id for e in self.walk(tip)}
+
+    def branches_through(self, node_id: str) -> list[Branch]:
+        """Live branches whose path contains `node_id` (the head's first)."""
+        return [b for b in self.branches if node_id in self.branch_ids(b.tip)]
+
+    def children(self, node_id: str) -> list[str]:
+        """Ids whose predecessor is `node_id`, oldest first."""
+        return self._children.get(node_id, [])
+
+    def _read_node(self, node_id: str) -> Node | None:
+        """The full node, read from its file on demand (only for rows on screen)."""
+        entry = self.entry(node_id)
+        if entry is None:
+            return None
+        try:
+            return read_node_file(self.session_dir / "history" / entry.filename)
+        except NodeFileError:
+            return None
+
+
+def _parent(entry: IndexEntry, entries: dict[str, IndexEntry]) -> tuple[str | None, bool]:
+    """The row a node hangs from in the graph, and whether that link is a sub-agent spawn."""
+    if entry.predecessor is not None:
+        return entry.predecessor, False
+    if entry.caller and entry.caller in entries:  # a spawned branch or a tool call off its caller
+        return entry.caller, entry.spawn_root
+    return None, False
+
+
+def load_graph(state_dir: Path, session_id: str) -> SessionGraph:
+    """Build the graph snapshot of one session: layout, node states, branches and batches."""
+    store = SessionStore(state_dir)
+    meta = store.meta(session_id)
+    entries = store.index(session_id).entries
+    head = store.head(session_id)
+    wid = workspace_id(state_dir)
+    threshold = write_threshold(state_dir)
+    ordered = sorted(entries.values(), key=lambda e: e.seq)
+    items = [GraphItem(e.id, *_parent(e, entries)) for e in ordered]
+    graph_layout = layout(display_order(items))
+    rows = [TurnRow(entries[lane.id], lane, node_state(entries[lane.id], wid), lane.id == head)
+            for lane in graph_layout.rows]
+    branches = []
+    for tip in store.list_branches(session_id):
+        owed = pending(store, session_id, tip, wid)
+        branches.append(Branch(tip, tip == head, owed, cut_batch(owed, threshold)))
+    return SessionGraph(session_id, str(meta.get("title") or ""), head, wid, threshold,
+                        store.session_dir(session_id), rows, graph_layout.lanes, branches)

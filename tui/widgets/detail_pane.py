@@ -1,0 +1,27 @@
+"""The detail pane: a selected turn in full, or a branch with the writer's next batch."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.containers import VerticalScroll
+from textual.content import Content
+from textual.widgets import Static
+
+
+class DetailPane(VerticalScroll):
+    DEFAULT_CSS = """
+    DetailPane { background: $surface; padding: 0 1; }
+    DetailPane > #detail-body { width: 1fr; }
+    """
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="detail-body", markup=False)
+
+    def show(self, content: Content) -> None:
+        self.query_one("#detail-body", Static).update(content)
+        self.scroll_home(animate=False)
+
+    @property
+    def plain(self) -> str:
+        """The text the pane shows, without styles."""
+        return str(self.query_one("#detail-body", Static).content)
