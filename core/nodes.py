@@ -14,6 +14,7 @@ from typing import Any
 
 ROOT_ID = "ROOT"
 NODE_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$")
+_SURROGATES = re.compile("[\ud800-\udfff]")
 RUNTIME_SOURCES = frozenset({"job_followup", "merge_turn"})
 
 # Roles accepted from callers -> raw on-disk role (+ metadata.role for system turns).
@@ -104,7 +105,11 @@ class Node:
         }
 
     def to_json_bytes(self) -> bytes:
-        return json.dumps(self.to_payload(), ensure_ascii=False, separators=(",", ":"), default=str).encode("utf-8")
+        text = json.dumps(self.to_payload(), ensure_ascii=False, separators=(",", ":"), default=str)
+        try:
+            return text.encode("utf-8")
+        except UnicodeEncodeError:  # lone surrogates somewhere in metadata: escape, stay valid UTF-8
+            return json.dumps(self.to_payload(), ensure_ascii=True, separators=(",", ":"), default=str).encode("ascii")
 
     @classmethod
     def from_payload(cls, payload: Any) -> "Node":
@@ -138,6 +143,19 @@ class Node:
             metadata=metadata,
             created_at=float(created) if isinstance(created, (int, float)) else 0.0,
         )
+
+
+def clean_text(text: str) -> str:
+    """Text safe to store as UTF-8: bytes smuggled in by surrogateescape (invalid UTF-8
+    on the command line or in a transcript) and lone surrogates become U+FFFD."""
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        try:
+            return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+        except UnicodeEncodeError:
+            return _SURROGATES.sub("\ufffd", text)
 
 
 def node_filename(seq: int, role: str, node_id: str) -> str:

@@ -21,7 +21,7 @@ from typing import Any
 from filelock import FileLock
 
 from .fsutil import atomic_write_bytes, atomic_write_text
-from .nodes import ROLE_ALIASES, ROOT_ID, Node, valid_node_id
+from .nodes import ROLE_ALIASES, ROOT_ID, Node, clean_text, valid_node_id
 from .session_index import IndexEntry, NodeFileError, SessionIndex, bump_generation, read_node_file
 from .tokens import count_tokens
 
@@ -300,6 +300,8 @@ class SessionStore:
         if raw_role is None:
             raise InvalidNode(f"unknown role {role!r} (use user, assistant, tool or system)")
         md = dict(metadata or {})
+        if isinstance(content, str):
+            content = clean_text(content)
         if role == "system":
             md["role"] = "system"
         nid = node_id or uuid.uuid4().hex[:12]
@@ -537,5 +539,6 @@ def _num(value: Any) -> float:
 
 
 def _turn_message(node: Node) -> str:
-    first = node.text.strip().splitlines()[0][:60] if node.text.strip() else ""
+    text = "".join(ch if ch.isprintable() or ch == "\n" else " " for ch in node.text[:2000]).strip()
+    first = text.splitlines()[0][:60].strip() if text else ""
     return f"turn: {first}" if first else "turn"

@@ -257,14 +257,17 @@ class _Folder:
 # --- files -------------------------------------------------------------------
 
 
-def _session_of(path: Path) -> tuple[str, bool]:
-    """(source session id, is a sub-agent file) from the first records of a file."""
+def _session_of(path: Path) -> tuple[str, bool] | None:
+    """(source session id, is a sub-agent file) from the first records of a file, or None
+    when those records do not look like Claude Code's (no `sessionId`/`uuid` anywhere)."""
     sidechain = path.name.startswith("agent-")
+    looks_right = False
     for record in peek_records(path):
         sid = record.get("sessionId")
         if isinstance(sid, str) and sid:
             return sid, sidechain or bool(record.get("isSidechain"))
-    return path.stem, sidechain
+        looks_right = looks_right or record.get("type") in NON_TURN_TYPES or "uuid" in record
+    return (path.stem, sidechain) if looks_right else None
 
 
 def discover(paths: Iterable[Path]) -> list[Path]:
@@ -277,7 +280,7 @@ def discover(paths: Iterable[Path]) -> list[Path]:
                 found[f] = None
             continue
         found[path] = None
-        sid, sidechain = _session_of(path)
+        sid, sidechain = _session_of(path) or (path.stem, False)
         if sidechain:
             for main in (path.parent.parent.parent / f"{sid}.jsonl", path.parent / f"{sid}.jsonl"):
                 if main.is_file():
@@ -291,11 +294,21 @@ def discover(paths: Iterable[Path]) -> list[Path]:
 def plan_sessions(files: Iterable[Path]) -> Iterator[SessionPlan]:
     groups: dict[str, tuple[list[Path], list[Path]]] = {}
     for path in files:
-        sid, sidechain = _session_of(path)
+        found = _session_of(path)
+        if found is None:
+            yield _not_ours(path)
+            continue
+        sid, sidechain = found
         mains, agents = groups.setdefault(sid, ([], []))
         (agents if sidechain else mains).append(path)
     for source_id, (mains, agents) in groups.items():
         yield plan_session(source_id, sorted(mains), sorted(agents))
+
+
+def _not_ours(path: Path) -> SessionPlan:
+    plan = SessionPlan(session_id="", kind=KIND, sources=[path])
+    plan.skipped["file is not a Claude Code transcript"] += 1
+    return plan
 
 
 def plan_session(source_id: str, mains: list[Path], agents: list[Path]) -> SessionPlan:

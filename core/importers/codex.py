@@ -137,7 +137,15 @@ def glob_escape(text: str) -> str:
 
 
 def plan_sessions(files: Iterable[Path]) -> Iterator[SessionPlan]:
-    rollouts = [read_header(p) for p in files]
+    rollouts = []
+    for path in files:
+        rollout = read_header(path)
+        if rollout.meta:
+            rollouts.append(rollout)
+        else:
+            plan = SessionPlan(session_id="", kind=KIND, sources=[path])
+            plan.skipped["file is not a Codex rollout (no session_meta)"] += 1
+            yield plan
     parents: dict[str, str | None] = {}
     for r in rollouts:
         for tid, parent in r.ancestors.items():

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..nodes import ROOT_ID
-from .jsonl import iter_records
+from .jsonl import iter_records, peek_records
 from .plan import PlannedNode, SessionPlan, ToolTracker, as_text, parse_time, safe_id, title_of
 
 KIND = "pi"
@@ -40,7 +40,13 @@ def discover(paths: Iterable[Path]) -> list[Path]:
 
 def plan_sessions(files: Iterable[Path]) -> Iterator[SessionPlan]:
     for path in files:
-        yield plan_file(path)
+        first = next(peek_records(path, limit=1), None)
+        if first is None or first.get("type") != "session":
+            plan = SessionPlan(session_id="", kind=KIND, sources=[path])
+            plan.skipped["file is not a pi session (no session header)"] += 1
+            yield plan
+        else:
+            yield plan_file(path)
 
 
 class _Folder:

@@ -1,0 +1,73 @@
+"""`scriptorium import claude-code|pi|codex [PATH ...] [--json]`."""
+
+from __future__ import annotations
+
+import argparse
+from contextlib import contextmanager
+from collections.abc import Iterator
+from pathlib import Path
+
+from ..importers import KINDS
+from ..importers.run import ImportReport, Progress, import_sources
+from ..sanitize import sanitize_line
+from .common import CliContext, CliError, add_json_flag, emit_json
+
+DEFAULT_HELP = {"claude-code": "~/.claude/projects/", "pi": "~/.pi/agent/sessions/", "codex": "~/.codex/sessions/"}
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("import", help="import agent transcripts (Claude Code, pi, Codex) as sessions",
+                       description="Import real agent transcripts as sessions. Re-running adds only what is new; "
+                                   "source files are only read.")
+    p.add_argument("kind", choices=KINDS, help="which agent wrote the transcripts")
+    p.add_argument("paths", nargs="*", type=Path, metavar="PATH",
+                   help="files or directories (default: " + ", ".join(f"{k}: {v}" for k, v in DEFAULT_HELP.items()) + ")")
+    add_json_flag(p)
+    p.set_defaults(func=cmd_import)
+
+
+def cmd_import(args: argparse.Namespace, ctx: CliContext) -> int:
+    try:
+        with progress_bar(enabled=not args.json) as progress:
+            report = import_sources(ctx.store, args.kind, args.paths or None, progress=progress)
+    except FileNotFoundError as exc:
+        raise CliError(str(exc)) from exc
+    if args.json:
+        emit_json(report.to_json())
+    else:
+        print_report(report)
+    return 1 if report.errors else 0
+
+
+@contextmanager
+def progress_bar(*, enabled: bool) -> Iterator[Progress | None]:
+    """A rich progress bar on stderr (bytes imported), only when stderr is a terminal."""
+    from rich.console import Console
+    from rich.progress import BarColumn, DownloadColumn, Progress as RichProgress, TextColumn, TimeRemainingColumn
+
+    console = Console(stderr=True)
+    if not enabled or not console.is_terminal:
+        yield None
+        return
+    with RichProgress(TextColumn("{task.description}", markup=False), BarColumn(), DownloadColumn(),
+                      TimeRemainingColumn(), console=console, transient=True) as bar:
+        task = bar.add_task("importing", total=None)
+
+        def update(done: int, total: int, label: str) -> None:
+            bar.update(task, completed=done, total=total, description=sanitize_line(label)[:40])
+
+        yield update
+
+
+def print_report(report: ImportReport) -> None:
+    """Plain text (never markup: titles and reasons come from the transcripts)."""
+    created = sum(1 for s in report.sessions if s.created)
+    print(f"{report.kind}: {report.files} file(s), {len(report.sessions)} session(s) ({created} new), "
+          f"{report.nodes_added} node(s) added, {report.nodes_unchanged} unchanged")
+    for title, counter in (("skipped", report.skipped), ("folded", report.folded), ("notes", report.notes)):
+        if counter:
+            print(f"{title}:")
+            for reason, count in counter.most_common():
+                print(f"  {count:>7}  {sanitize_line(reason)}")
+    for error in report.errors:
+        print(f"error: {sanitize_line(error)}")

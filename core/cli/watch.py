@@ -1,0 +1,121 @@
+"""`scriptorium watch --import KIND [PATH ...]`: a long-running process with duties.
+
+A duty is anything with `name`, `start()` (returns at once, work happens in its own
+threads) and `stop()` (waits for its threads). `build_duties` is the one place that
+turns options into duties: live import today; the idle-finish watcher and the sleep
+scheduler plug in the same way. SIGINT and SIGTERM stop every duty, newest first, and
+the command exits 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import signal
+import sys
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Protocol
+
+from ..importers import KINDS
+from ..importers.follow import ImportFollower
+from ..importers.run import ImportReport
+from ..sanitize import sanitize_line
+from .common import CliContext, CliError, add_json_flag
+
+
+class Duty(Protocol):
+    name: str
+
+    def start(self) -> None: ...
+
+    def stop(self) -> None: ...
+
+
+Emit = Callable[[dict[str, Any]], None]
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("watch", help="keep running and do background duties (live import of agent transcripts)",
+                       description="Run until interrupted (Ctrl-C / SIGTERM), doing the duties selected by options.")
+    p.add_argument("--import", dest="import_kinds", action="append", choices=KINDS, default=[], metavar="KIND",
+                   help=f"follow an agent's transcripts and import new turns as they are written ({', '.join(KINDS)}); "
+                        "repeatable")
+    p.add_argument("paths", nargs="*", type=Path, metavar="PATH",
+                   help="files or directories to follow (only with a single --import; default: the agent's own store)")
+    add_json_flag(p)
+    p.set_defaults(func=cmd_watch)
+
+
+def build_duties(args: argparse.Namespace, ctx: CliContext, emit: Emit) -> list[Duty]:
+    if args.paths and len(args.import_kinds) != 1:
+        raise CliError("PATH arguments need exactly one --import KIND", 2)
+    duties: list[Duty] = []
+    for kind in args.import_kinds:
+        duties.append(ImportFollower(ctx.state_dir, kind, args.paths or None,
+                                     on_report=lambda r, k=kind: _report(emit, k, r),
+                                     on_error=lambda e, k=kind: emit({"event": "error", "duty": f"import {k}",
+                                                                      "message": str(e)})))
+    return duties
+
+
+def cmd_watch(args: argparse.Namespace, ctx: CliContext) -> int:
+    emit = _emitter(args.json)
+    duties = build_duties(args, ctx, emit)
+    if not duties:
+        raise CliError("nothing to watch: give at least one duty, e.g. --import claude-code", 2)
+    stop = threading.Event()
+    previous = {sig: signal.signal(sig, lambda *_: stop.set()) for sig in (signal.SIGINT, signal.SIGTERM)}
+    started: list[Duty] = []
+    try:
+        for duty in duties:
+            try:
+                duty.start()
+            except FileNotFoundError as exc:
+                raise CliError(str(exc)) from exc
+            started.append(duty)
+        emit({"event": "started", "duties": [d.name for d in started]})
+        while not stop.wait(0.5):
+            pass
+    finally:
+        for duty in reversed(started):
+            duty.stop()
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    emit({"event": "stopped"})
+    return 0
+
+
+def _report(emit: Emit, kind: str, report: ImportReport) -> None:
+    doc = report.to_json()
+    if doc["nodes_added"] or doc["sessions_created"] or doc["errors"]:
+        emit({"event": "import", **doc})
+
+
+def _emitter(as_json: bool) -> Emit:
+    lock = threading.Lock()
+
+    def emit(doc: dict[str, Any]) -> None:
+        with lock:
+            if as_json:
+                sys.stdout.write(json.dumps(doc, ensure_ascii=False) + "\n")
+            else:
+                sys.stdout.write(_line(doc) + "\n")
+            sys.stdout.flush()
+
+    return emit
+
+
+def _line(doc: dict[str, Any]) -> str:
+    """One plain-text line per event (no markup: reasons and ids come from transcripts)."""
+    event = doc["event"]
+    if event == "import":
+        return (f"{doc['kind']}: {doc['nodes_added']} node(s) added to "
+                f"{', '.join(sanitize_line(s) for s in doc['session_ids']) or 'no session'}"
+                + (f"; {len(doc['errors'])} error(s)" if doc["errors"] else ""))
+    if event == "error":
+        return f"error in {doc['duty']}: {sanitize_line(doc['message'])}"
+    if event == "started":
+        return f"watching ({', '.join(doc['duties'])}); Ctrl-C to stop"
+    return "stopped"

@@ -1,0 +1,228 @@
+"""A ready-made state directory to look around in: `scriptorium demo`.
+
+Realistic sessions in English and Chinese with every shape the engine handles —
+forks from retries and re-asks, a rewind, a compaction summary, a sub-agent
+spawn, tool calls, a runtime turn — some branches written, others pending, and
+one turn marked by another machine's workspace. Everything is built offline
+through the public session API, deterministically from `now`.
+
+What counts as "written" is decided in one place, `write_demo_batches`: today it
+marks the chosen turns directly; once the write pipeline exists, it hands them
+to the offline model instead, so the demo's memory is real.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .marker import MARK_KEY, mark_written, pending_branches, workspace_id
+from .paths import default_state_dir
+from .session_store import SessionStore
+
+FOREIGN_WORKSPACE = "w-1c0ffee2"  # "a session copied from another machine"
+DAY = 86400.0
+
+
+def default_demo_dir() -> Path:
+    """`<platform user data dir>/demo`: beside, never inside, a real state's sessions."""
+    return default_state_dir() / "demo"
+
+
+@dataclass(frozen=True)
+class DemoSession:
+    id: str
+    written: list[str]  # turns already written by this workspace
+    foreign: list[str] = field(default_factory=list)  # turns marked by FOREIGN_WORKSPACE
+
+
+@dataclass
+class _Script:
+    """Appends one session's turns with deterministic ids and times."""
+
+    store: SessionStore
+    sid: str
+    start: float
+    clock: float = 0.0
+    ids: dict[str, str] = field(default_factory=dict)
+
+    def _time(self, minutes: float) -> float:
+        self.clock += minutes * 60
+        return self.start + self.clock
+
+    def _id(self, key: str) -> str:
+        return hashlib.sha1(f"{self.sid}/{key}".encode()).hexdigest()[:12]
+
+    def say(self, key: str, role: str, text: Any, *, after: str | None = None, minutes: float = 2,
+            **kwargs: Any) -> str:
+        """Append turn `key`; `after` names the predecessor's key (default: the head)."""
+        extra: dict[str, Any] = {}
+        if after is not None:
+            extra["predecessor"] = self.ids[after]
+        node = self.store.append(self.sid, role, text, node_id=self._id(key), created_at=self._time(minutes),
+                                 **extra, **kwargs)
+        self.ids[key] = node.id
+        return node.id
+
+    def tool(self, key: str, name: str, arguments: dict[str, Any], result: str, **kwargs: Any) -> str:
+        return self.say(key, "tool", result, name=name, input=arguments, minutes=0.5, **kwargs)
+
+    def spawn(self, key: str, prompt: str, *, caller: str) -> str:
+        node = self.store.spawn_branch(self.sid, prompt, caller=self.ids[caller], node_id=self._id(key),
+                                       created_at=self._time(1))
+        self.ids[key] = node.id
+        return node.id
+
+    def summary(self, key: str, covers: Sequence[str], text: str) -> str:
+        node = self.store.append_summary(self.sid, [self.ids[k] for k in covers], text, node_id=f"summary_{self._id(key)[:10]}")
+        self.ids[key] = node.id
+        return node.id
+
+    def rewind(self, key: str) -> None:
+        self.store.rewind(self.sid, self.ids[key])
+
+    def keys(self, *keys: str) -> list[str]:
+        return [self.ids[k] for k in keys]
+
+
+def _build_cache(store: SessionStore, now: float) -> DemoSession:
+    """Retry fork and re-ask fork; the original line written, the re-ask (head) pending."""
+    s = _Script(store, store.create_session(title="Build cache design", session_id="demo-build-cache"), now - 2 * DAY)
+    s.say("m1", "user", "How should we size the build cache for the CI runners? We have 12 runners, each with a 500 GB disk, and builds are mostly Rust with some TypeScript.")
+    s.say("m2", "assistant", "Start with 50 GB per runner for the shared cache and evict least-recently-used entries once it passes 80%. That leaves room for the workspace checkout and the Docker layer cache, which on your runners is the second largest consumer.")
+    s.say("m3", "user", "What about the Rust target directories? They grow to about 30 GB per branch.")
+    s.tool("t1", "shell", {"command": "du -sh /var/cache/ci/*"}, "48G\t/var/cache/ci/cargo-target\n12G\t/var/cache/ci/sccache\n6.1G\t/var/cache/ci/npm\n3.4G\t/var/cache/ci/docker")
+    s.say("m4", "assistant", "Keep target directories out of the shared cache. They are large, branch-specific and cheap to rebuild from sccache hits; caching them whole is what filled the disks (48 GB of the 70 GB in use). Cache the sccache directory instead and let each job start with a clean target/.")
+    s.say("m5", "user", "Can all runners share one sccache bucket?")
+    s.say("m6", "assistant", "Yes: point every runner at one S3 bucket with SCCACHE_BUCKET and give each toolchain its own key prefix, so a compiler upgrade never serves stale objects.")
+    s.say("m6b", "assistant", "They can, but keep the bucket in the runners' region — cross-region reads cost more than the compile time they save. Use one bucket per region and prefix keys by rustc version.", after="m5", minutes=1)
+    s.say("m7", "user", "One bucket per region it is. What eviction policy on the bucket?")
+    s.say("m8", "assistant", "A lifecycle rule that expires objects 14 days after their last access is enough; sccache rewrites hot objects, so they never age out while in use.")
+    s.say("a1", "user", "Going back to target directories: should we cache them per branch, keyed by Cargo.lock, instead of dropping them?", after="m3", minutes=30)
+    s.say("a2", "assistant", "Per-branch caches keyed by the Cargo.lock hash work for long-lived branches, but most of your branches live less than a day. Cache target/ only for main and release branches, and let feature branches rely on sccache.")
+    s.say("a3", "user", "OK. Write that down as the policy: main and release keep target/, feature branches use sccache only.")
+    s.say("a4", "assistant", "Policy recorded: target/ is cached for main and release/* only (key: Cargo.lock hash + rustc version); feature branches use the regional sccache bucket; the bucket expires objects 14 days after last access.")
+    return DemoSession(s.sid, s.keys("m1", "m2", "m3", "m4", "m5", "m6b", "m7", "m8"))
+
+
+def _checkout_latency(store: SessionStore, now: float) -> DemoSession:
+    """Tool calls, a sub-agent spawn, a runtime follow-up and a compaction summary; nothing written yet."""
+    s = _Script(store, store.create_session(title="Checkout latency regression", session_id="demo-checkout"), now - 5 * 3600)
+    s.say("u1", "user", "Checkout p95 went from 300 ms to 1.2 s after Tuesday's deploy. Where do we start?")
+    s.say("r1", "assistant", "Start from the traces of the slow requests and find which span grew.")
+    s.tool("t1", "query_traces", {"service": "checkout", "window": "24h", "percentile": 95}, "p95 1184 ms; spans: db.query 870 ms (was 120 ms), render 140 ms, payment.authorize 95 ms")
+    s.say("r2", "assistant", "The database span went from 120 ms to 870 ms; everything else is flat. Tuesday's deploy shipped 14 commits — worth bisecting them against the staging database.")
+    s.say("u2", "user", "Spin up an agent to bisect the deploy while we keep looking at the query plans.")
+    s.say("r3", "assistant", "Starting a sub-agent to bisect the 14 commits of Tuesday's deploy against staging.")
+    s.spawn("sa1", "Bisect the 14 commits of Tuesday's checkout deploy on staging and report the first commit whose p95 exceeds 600 ms.", caller="r3")
+    s.say("sa2", "assistant", "Bisecting: 4 steps for 14 commits.", after="sa1", minutes=1)
+    s.tool("sa3", "git_bisect", {"good": "v2024.06.3", "bad": "v2024.06.4", "test": "load-test --p95-max 600"}, "a91f3c2 is the first bad commit\n\n    cart: load line items lazily", after="sa2")
+    s.say("sa4", "assistant", "The first slow commit is a91f3c2 (\"cart: load line items lazily\"): it turns one joined query into one query per line item — an N+1 pattern.", after="sa3")
+    s.say("f1", "user", "[sub-agent finished] bisect: first bad commit a91f3c2 (N+1 query on cart line items)", after="r3", minutes=6,
+          metadata={"source": "job_followup", "display": "runtime"})
+    s.say("f2", "assistant", "The sub-agent found it: a91f3c2 loads cart line items one query at a time.", metadata={"source": "job_followup"})
+    s.say("u3", "user", "Great — revert it, and add a regression test that fails on more than 3 queries per checkout.")
+    s.tool("t2", "shell", {"command": "git revert --no-edit a91f3c2"}, "[main 5d2e8b1] Revert \"cart: load line items lazily\"\n 2 files changed, 9 insertions(+), 31 deletions(-)")
+    s.say("r4", "assistant", "Reverted in 5d2e8b1. The new test `test_checkout_query_budget` counts queries per checkout and fails above 3; it fails on a91f3c2 and passes on the revert.")
+    s.summary("c1", ["u1", "r1", "t1", "r2"], "The user reported checkout p95 rising from 300 ms to 1.2 s after Tuesday's deploy; traces showed the db.query span growing from 120 ms to 870 ms; the deploy's 14 commits were to be bisected.")
+    s.say("u4", "user", "Is the p95 back to normal in production?", minutes=40)
+    s.say("r5", "assistant", "Yes — 290 ms over the last hour, slightly better than before the regression.")
+    return DemoSession(s.sid, [])
+
+
+def _deploy_window(store: SessionStore, now: float) -> DemoSession:
+    """Chinese; written here except the last turns — one of them marked by another machine's workspace."""
+    s = _Script(store, store.create_session(title="周五部署窗口", session_id="demo-deploy-window"), now - 3 * DAY)
+    s.say("m1", "user", "周五下午的部署窗口要不要取消？上个月两次周五发布都在周末出了问题。")
+    s.say("m2", "assistant", "建议把常规发布窗口改到周二到周四的上午。周五只允许热修复，并且需要值班负责人批准。")
+    s.say("m3", "user", "热修复的标准怎么定？")
+    s.say("m4", "assistant", "满足任一条件即可算热修复：线上错误率超过 1%、支付或登录不可用、数据正在丢失。其余改动一律等到下周二。")
+    s.say("m5", "user", "那就这么定了。值班负责人是谁来批准？")
+    s.say("m6", "assistant", "由当周的值班负责人（on-call lead）批准，并在 #deploys 频道里留下记录，写明触发的是哪一条标准。")
+    s.say("m7", "user", "把这个规则也同步给移动端团队，他们的发布节奏是两周一次。")
+    s.say("m8", "assistant", "移动端按两周一次的节奏，发布日固定在周三；同样的热修复标准适用于应用商店的加急审核。")
+    return DemoSession(s.sid, s.keys("m1", "m2", "m3", "m4", "m5", "m6"), s.keys("m7"))
+
+
+def _rust_cleanup(store: SessionStore, now: float) -> DemoSession:
+    """Chinese; a rewind, a re-ask after it, and a retried answer that became the head."""
+    s = _Script(store, store.create_session(title="Rust target 目录清理", session_id="demo-rust-cleanup"), now - DAY)
+    s.say("m1", "user", "target 目录已经 80G 了，怎么清理比较安全？")
+    s.say("m2", "assistant", "可以用 cargo-sweep：`cargo sweep --time 14` 会删除 14 天内没有用到的构建产物，不影响正在使用的增量编译缓存。")
+    s.say("m3", "user", "写一个每周日凌晨跑的 cron。")
+    s.say("m4", "assistant", "0 3 * * 0 cd ~/src && cargo sweep --recursive --time 14")
+    s.rewind("m3")
+    s.say("b1", "user", "不用 cron 了，改成在 CI 里每次构建结束后清理。", minutes=10)
+    s.say("b2", "assistant", "在 CI 的 post-build 步骤里加上 `cargo sweep --installed`，只保留当前工具链的产物。")
+    s.say("b2r", "assistant", "在 CI 的收尾步骤里运行 `cargo sweep --installed && cargo sweep --time 7`：先删掉旧工具链的产物，再删掉 7 天没用过的文件。这样缓存体积能稳定在 20G 左右。", after="b1", minutes=1)
+    s.say("b3", "user", "好，就用第二个方案。")
+    return DemoSession(s.sid, s.keys("m1", "m2"))
+
+
+def _onboarding(store: SessionStore, now: float) -> DemoSession:
+    """A short English session, completely written."""
+    s = _Script(store, store.create_session(title="Onboarding checklist", session_id="demo-onboarding"), now - 9 * DAY)
+    s.say("m1", "user", "New engineers keep asking where the staging credentials live. Where should they look?")
+    s.say("m2", "assistant", "In the team vault under `staging/`, readable by the `eng-staging` group; their manager adds them during the first week.")
+    s.say("m3", "user", "Add that the VPN profile comes from IT, not from the vault.")
+    s.say("m4", "assistant", "Noted: VPN profiles are issued by IT on the first day; only staging credentials come from the vault.")
+    return DemoSession(s.sid, s.keys("m1", "m2", "m3", "m4"))
+
+
+SESSIONS = (_build_cache, _checkout_latency, _deploy_window, _rust_cleanup, _onboarding)
+
+
+def write_demo_batches(store: SessionStore, sessions: Sequence[DemoSession]) -> None:
+    """The one place where the demo's "already written" turns become written.
+
+    Marks exactly these turns as written by this workspace (`marker.mark_written`).
+    When the write pipeline lands, this is where they go through it, with the
+    offline model, so that memory holds what the marks claim.
+    """
+    wid = workspace_id(store.state_dir)
+    for session in sessions:
+        if session.written:
+            mark_written(store, session.id, session.written, wid)
+
+
+def build_demo(state_dir: Path, now: float | None = None) -> list[str]:
+    """Create the demo sessions in `state_dir` (which must hold no sessions); their ids."""
+    now = time.time() if now is None else now
+    store = SessionStore(state_dir)
+    if store.session_ids():
+        raise ValueError(f"{state_dir} already holds sessions")
+    sessions = [build(store, now) for build in SESSIONS]
+    write_demo_batches(store, sessions)
+    for session in sessions:
+        if session.foreign:
+            store.merge_node_metadata_batch(session.id, {nid: {MARK_KEY: FOREIGN_WORKSPACE} for nid in session.foreign},
+                                            message="demo: a mark made on another machine")
+    return [session.id for session in sessions]
+
+
+def ensure_demo(state_dir: Path, now: float | None = None) -> bool:
+    """Build the demo unless `state_dir` already holds sessions; True when it was built now."""
+    if SessionStore(state_dir).session_ids():
+        return False
+    build_demo(state_dir, now)
+    return True
+
+
+def branch_summary(state_dir: Path) -> list[str]:
+    """Readable lines: every session, and every live branch with its pending turns and tokens."""
+    store = SessionStore(state_dir)
+    wid = workspace_id(state_dir)
+    summaries, problems = store.list_sessions()
+    lines = [f"Demo state: {state_dir}  (workspace {wid})"]
+    for summary in sorted(summaries, key=lambda s: s.id):
+        branches = pending_branches(store, summary.id, wid)
+        lines.append(f"{summary.title} [{summary.id}] · {len(branches)} branch{'es' if len(branches) != 1 else ''}")
+        for branch in branches:
+            head = "head" if branch.is_head else "    "
+            lines.append(f"  {branch.tip}  {head}  {len(branch.turns):>2} pending turns  {branch.tokens:>5} tokens")
+    lines += [f"unreadable: {p.id}: {p.message}" for p in problems]
+    return lines

@@ -1,0 +1,59 @@
+"""The exceptions of the memory workspace.
+
+A *rejection* (an edit that breaks a rule) is not an exception: it is a
+`TransactionResult` with diagnostics. Exceptions are for what stops a transaction
+from being judged at all; each says whether retrying can help, because the
+write pipeline maps that onto its `retryable` / `permanent` outcomes.
+"""
+
+from __future__ import annotations
+
+
+class WorkspaceError(Exception):
+    """Base class; `code` is a stable name, `retryable` says whether to try again later."""
+
+    code = "WORKSPACE_ERROR"
+    retryable = False
+
+    def __init__(self, message: str, *, code: str | None = None) -> None:
+        super().__init__(message)
+        if code is not None:
+            self.code = code
+
+
+class LockBusy(WorkspaceError):
+    """Another transaction holds `write.lock`; it will heal by itself."""
+
+    code = "CONCURRENT_UPDATE"
+    retryable = True
+
+
+class ArchiveError(WorkspaceError):
+    """A source archive cannot be appended to (truncated, malformed, colliding path)."""
+
+    code = "SOURCE_ARCHIVE"
+
+
+class InvalidRecord(WorkspaceError):
+    """A record cannot be written as a v2 frame (bad id or timestamp)."""
+
+    code = "INVALID_ARGUMENT"
+
+
+class TopicPathError(WorkspaceError):
+    """A topic path that is not a `.md` file inside `topics/`."""
+
+    code = "PATH_OUTSIDE_WORKSPACE"
+
+
+class InstallError(WorkspaceError):
+    """Installing a validated transaction failed; the workspace was rolled back."""
+
+    code = "INSTALL_FAILED"
+    retryable = True
+
+
+class TransactionClosed(WorkspaceError):
+    """The transaction was already committed or closed."""
+
+    code = "TRANSACTION_CLOSED"

@@ -1,0 +1,1 @@
+"""Search over memory: BM25+ over topic blocks, CJK-aware tokens, the recall fence."""
