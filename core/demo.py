@@ -89,9 +89,8 @@ class _Script:
         return [self.ids[k] for k in keys]
 
 
-def _build_cache(store: SessionStore, now: float) -> DemoSession:
+def _build_cache(s: _Script) -> DemoSession:
     """Retry fork and re-ask fork; the original line written, the re-ask (head) pending."""
-    s = _Script(store, store.create_session(title="Build cache design", session_id="demo-build-cache"), now - 2 * DAY)
     s.say("m1", "user", "How should we size the build cache for the CI runners? We have 12 runners, each with a 500 GB disk, and builds are mostly Rust with some TypeScript.")
     s.say("m2", "assistant", "Start with 50 GB per runner for the shared cache and evict least-recently-used entries once it passes 80%. That leaves room for the workspace checkout and the Docker layer cache, which on your runners is the second largest consumer.")
     s.say("m3", "user", "What about the Rust target directories? They grow to about 30 GB per branch.")
@@ -109,9 +108,8 @@ def _build_cache(store: SessionStore, now: float) -> DemoSession:
     return DemoSession(s.sid, s.keys("m1", "m2", "m3", "m4", "m5", "m6b", "m7", "m8"))
 
 
-def _checkout_latency(store: SessionStore, now: float) -> DemoSession:
+def _checkout_latency(s: _Script) -> DemoSession:
     """Tool calls, a sub-agent spawn, a runtime follow-up and a compaction summary; nothing written yet."""
-    s = _Script(store, store.create_session(title="Checkout latency regression", session_id="demo-checkout"), now - 5 * 3600)
     s.say("u1", "user", "Checkout p95 went from 300 ms to 1.2 s after Tuesday's deploy. Where do we start?")
     s.say("r1", "assistant", "Start from the traces of the slow requests and find which span grew.")
     s.tool("t1", "query_traces", {"service": "checkout", "window": "24h", "percentile": 95}, "p95 1184 ms; spans: db.query 870 ms (was 120 ms), render 140 ms, payment.authorize 95 ms")
@@ -134,9 +132,8 @@ def _checkout_latency(store: SessionStore, now: float) -> DemoSession:
     return DemoSession(s.sid, [])
 
 
-def _deploy_window(store: SessionStore, now: float) -> DemoSession:
+def _deploy_window(s: _Script) -> DemoSession:
     """Chinese; written here except the last turns — one of them marked by another machine's workspace."""
-    s = _Script(store, store.create_session(title="周五部署窗口", session_id="demo-deploy-window"), now - 3 * DAY)
     s.say("m1", "user", "周五下午的部署窗口要不要取消？上个月两次周五发布都在周末出了问题。")
     s.say("m2", "assistant", "建议把常规发布窗口改到周二到周四的上午。周五只允许热修复，并且需要值班负责人批准。")
     s.say("m3", "user", "热修复的标准怎么定？")
@@ -148,9 +145,8 @@ def _deploy_window(store: SessionStore, now: float) -> DemoSession:
     return DemoSession(s.sid, s.keys("m1", "m2", "m3", "m4", "m5", "m6"), s.keys("m7"))
 
 
-def _rust_cleanup(store: SessionStore, now: float) -> DemoSession:
+def _rust_cleanup(s: _Script) -> DemoSession:
     """Chinese; a rewind, a re-ask after it, and a retried answer that became the head."""
-    s = _Script(store, store.create_session(title="Rust target 目录清理", session_id="demo-rust-cleanup"), now - DAY)
     s.say("m1", "user", "target 目录已经 80G 了，怎么清理比较安全？")
     s.say("m2", "assistant", "可以用 cargo-sweep：`cargo sweep --time 14` 会删除 14 天内没有用到的构建产物，不影响正在使用的增量编译缓存。")
     s.say("m3", "user", "写一个每周日凌晨跑的 cron。")
@@ -163,9 +159,8 @@ def _rust_cleanup(store: SessionStore, now: float) -> DemoSession:
     return DemoSession(s.sid, s.keys("m1", "m2"))
 
 
-def _onboarding(store: SessionStore, now: float) -> DemoSession:
+def _onboarding(s: _Script) -> DemoSession:
     """A short English session, completely written."""
-    s = _Script(store, store.create_session(title="Onboarding checklist", session_id="demo-onboarding"), now - 9 * DAY)
     s.say("m1", "user", "New engineers keep asking where the staging credentials live. Where should they look?")
     s.say("m2", "assistant", "In the team vault under `staging/`, readable by the `eng-staging` group; their manager adds them during the first week.")
     s.say("m3", "user", "Add that the VPN profile comes from IT, not from the vault.")
@@ -173,7 +168,14 @@ def _onboarding(store: SessionStore, now: float) -> DemoSession:
     return DemoSession(s.sid, s.keys("m1", "m2", "m3", "m4"))
 
 
-SESSIONS = (_build_cache, _checkout_latency, _deploy_window, _rust_cleanup, _onboarding)
+# (session id, title, start of its first turn relative to `now`, script)
+SESSIONS = (
+    ("demo-build-cache", "Build cache design", -2 * DAY, _build_cache),
+    ("demo-checkout", "Checkout latency regression", -5 * 3600, _checkout_latency),
+    ("demo-deploy-window", "周五部署窗口", -3 * DAY, _deploy_window),
+    ("demo-rust-cleanup", "Rust target 目录清理", -DAY, _rust_cleanup),
+    ("demo-onboarding", "Onboarding checklist", -9 * DAY, _onboarding),
+)
 
 
 def write_demo_batches(store: SessionStore, sessions: Sequence[DemoSession]) -> None:
@@ -195,7 +197,11 @@ def build_demo(state_dir: Path, now: float | None = None) -> list[str]:
     store = SessionStore(state_dir)
     if store.session_ids():
         raise ValueError(f"{state_dir} already holds sessions")
-    sessions = [build(store, now) for build in SESSIONS]
+    sessions = []
+    for sid, title, start, script in SESSIONS:
+        store.create_session(title=title, session_id=sid)
+        with store.batch(sid, message="demo: build"):
+            sessions.append(script(_Script(store, sid, now + start)))
     write_demo_batches(store, sessions)
     for session in sessions:
         if session.foreign:

@@ -2,10 +2,11 @@
 
 A session is a tree of turns: every node hangs from one parent (its predecessor,
 or for a sub-agent the node that spawned it). `display_order` lists the nodes so
-that each branch is contiguous: at a fork the later children (retries, re-asks,
+that each branch is contiguous: at a fork the side branches (retries, re-asks,
 summaries, spawns) come first, each in a lane to the right that closes at its
-tip, and the oldest child continues the parent's lane below them. `layout` then
-turns any parent-before-child order into one row of lane cells per node:
+tip, and the trunk child (the head's line) continues the parent's lane below
+them. `layout` then turns any parent-before-child order into one row of lane
+cells per node:
 
     ●          m1
     ●          m2
@@ -19,12 +20,13 @@ node state at `LaneRow.column`.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 NODE = "*"  # placeholder for the node glyph in `LaneRow.cells`
 PIPE = "│"
 FORK = "├"
+CORNER = "╰"
 CROSS = "┼"
 SOLID = "─"
 DASHED = "┄"
@@ -32,11 +34,16 @@ DASHED = "┄"
 
 @dataclass(frozen=True)
 class GraphItem:
-    """One node: its id, the id it hangs from (None for a root) and whether that link is a spawn."""
+    """One node and the id it hangs from (None for a root).
+
+    `spawned`: the link is a sub-agent spawn (drawn dashed, always a side branch).
+    `side`: rather not continue the parent's lane (a rewound turn, a summary).
+    """
 
     id: str
     parent: str | None
     spawned: bool = False
+    side: bool = False
 
 
 @dataclass(frozen=True)
@@ -59,11 +66,14 @@ class GraphLayout:
     lanes: int  # the widest row, in lanes (a row is at most 2 * lanes characters)
 
 
-def display_order(items: Iterable[GraphItem]) -> list[GraphItem]:
+def display_order(items: Iterable[GraphItem], trunk: Collection[str] = ()) -> list[GraphItem]:
     """`items` (in creation order) reordered so each branch is contiguous, side branches first.
 
-    A parent's children keep their creation order, except that the oldest child — the
-    original line — comes after the others so it can stay in the parent's lane. Items
+    At a fork one child continues the parent's lane and comes after its siblings: the
+    one on `trunk` (e.g. the path to the head), else — among those neither spawned nor
+    `side` — the one whose subtree saw the latest activity (a retried answer that the
+    conversation went on from, not the one it left). The other children keep their
+    creation order. Items
     whose parent is absent are roots, in creation order. Iterative: deep chains are fine.
     """
     items = list(items)
@@ -75,6 +85,10 @@ def display_order(items: Iterable[GraphItem]) -> list[GraphItem]:
             children.setdefault(item.parent, []).append(item)
         else:
             roots.append(item)
+    latest = {item.id: index for index, item in enumerate(items)}
+    for item in reversed(items):  # children come after parents in creation order
+        if item.parent in latest and item.parent != item.id:
+            latest[item.parent] = max(latest[item.parent], latest[item.id])
     ordered: list[GraphItem] = []
     seen: set[str] = set()
     for start in [*roots, *items]:  # `items` again: members of a (corrupt) cycle are never lost
@@ -86,10 +100,21 @@ def display_order(items: Iterable[GraphItem]) -> list[GraphItem]:
             seen.add(item.id)
             ordered.append(item)
             kids = children.get(item.id, [])
-            if kids:
-                visit = kids[1:] + kids[:1]  # side branches, then the original line
+            if len(kids) == 1:
+                stack.append(kids[0])
+            elif kids:
+                line = _trunk_child(kids, trunk, latest)
+                visit = [kid for kid in kids if kid is not line] + [line]  # side branches, then the line
                 stack.extend(reversed(visit))
     return ordered
+
+
+def _trunk_child(kids: list[GraphItem], trunk: Collection[str], latest: Mapping[str, int]) -> GraphItem:
+    candidates = [kid for kid in kids if not kid.spawned]
+    for preferred in ([k for k in candidates if k.id in trunk], [k for k in candidates if not k.side], candidates):
+        if preferred:
+            return max(preferred, key=lambda kid: latest[kid.id])
+    return kids[0]
 
 
 def layout(items: Sequence[GraphItem]) -> GraphLayout:
@@ -97,7 +122,8 @@ def layout(items: Sequence[GraphItem]) -> GraphLayout:
 
     Lanes open lazily: a child that is not its parent's last drawn child branches into
     the first free lane right of the parent's (`├─●`); the last child continues the
-    parent's lane. A lane closes at a tip and is reused below.
+    parent's lane — unless it is a sub-agent, which always branches off (`╰┄●` when
+    nothing else follows its parent). A lane closes at a tip and is reused below.
     """
     remaining: dict[str, int] = {}
     placed: set[str] = set()
@@ -117,15 +143,20 @@ def layout(items: Sequence[GraphItem]) -> GraphLayout:
         else:
             parent_lane = lane_of[parent]
             remaining[parent] -= 1
-            if remaining[parent] == 0:
-                column = parent_lane
+            last = remaining[parent] == 0
+            if last:
                 del lane_of[parent]
-            else:
+            if last and not item.spawned:
+                column = parent_lane
+            else:  # a sub-agent always branches off, even as the last child
                 column = _free_lane(lanes, start=parent_lane + 1)
                 fork_from = parent_lane
-        cells = _draw(lanes, column, fork_from, DASHED if item.spawned else SOLID)
+        cells = _draw(lanes, column, fork_from, DASHED if item.spawned else SOLID,
+                      closes=fork_from is not None and parent not in lane_of)
         rows.append(LaneRow(item.id, column, cells))
         widest = max(widest, len(lanes))
+        if fork_from is not None and parent not in lane_of:
+            lanes[fork_from] = None
         if remaining.get(item.id, 0) > 0:
             lanes[column] = item.id
             lane_of[item.id] = column
@@ -144,13 +175,13 @@ def _free_lane(lanes: list[str | None], start: int) -> int:
     return len(lanes) - 1
 
 
-def _draw(lanes: list[str | None], column: int, fork_from: int | None, line: str) -> str:
+def _draw(lanes: list[str | None], column: int, fork_from: int | None, line: str, closes: bool) -> str:
     cells = [" "] * (2 * len(lanes))
     for index, carried in enumerate(lanes):
         if carried is not None:
             cells[2 * index] = PIPE
     if fork_from is not None:
-        cells[2 * fork_from] = FORK
+        cells[2 * fork_from] = CORNER if closes else FORK
         for at in range(2 * fork_from + 1, 2 * column):
             cells[at] = CROSS if at % 2 == 0 and cells[at] == PIPE else line
     cells[2 * column] = NODE

@@ -39,6 +39,8 @@ VARIABLE_DEFAULTS = {
     "graph-spawn": PALETTE["violet"],
     "meter-fill": PALETTE["green"],
     "meter-over": PALETTE["red"],
+    "muted-text": "#8a8570",
+    "faint-text": "#55513f",
 }
 
 DARK = Theme(
@@ -89,6 +91,8 @@ LIGHT = Theme(
         "graph-spawn": "#7a4fc4",
         "meter-fill": "#3f8a35",
         "meter-over": "#c0293f",
+        "muted-text": "#6f6a58",
+        "faint-text": "#b3ad96",
         "border-blurred": "#ddd7c2",
         "footer-background": "#e6e1cf",
         "block-cursor-background": "#e3d9bd",

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable
+from functools import partial
 from pathlib import Path
 
 from textual.app import App, SystemCommand
@@ -19,6 +20,7 @@ from scriptorium.core.config import load_config, set_config_value
 from scriptorium.themes import DARK_NAME, DEFAULT_THEME, LIGHT_NAME, THEMES, VARIABLE_DEFAULTS
 
 from .commands import SessionCommands
+from .screens.core import CoreScreen
 from .screens.help import HelpScreen
 from .screens.sessions import SessionsScreen
 from .session_model import SessionListing
@@ -28,6 +30,7 @@ THEME_KEY = "tui.theme"
 # (mode, title, screen class) in number-key order.
 SCREENS: list[tuple[str, str, type[Screen]]] = [
     ("sessions", "Sessions", SessionsScreen),
+    ("core", "Core", CoreScreen),
 ]
 
 
@@ -42,7 +45,7 @@ class ScriptoriumApp(App[int]):
         *(Binding(str(n), f"switch_mode('{mode}')", title, show=False)
           for n, (mode, title, _) in enumerate(SCREENS, start=1)),
         Binding("question_mark", "help", "Help"),
-        Binding("t", "toggle_theme", "Theme"),
+        Binding("t", "toggle_theme", "Light / dark"),
         Binding("q", "quit", "Quit"),
     ]
 
@@ -88,16 +91,21 @@ class ScriptoriumApp(App[int]):
             screen.show_session(session_id)
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
-        yield from super().get_system_commands(screen)
+        """Textual's own commands, every screen by name, and every key binding in reach
+        (app, screen, focused widget) — so each action can be found by name."""
+        builtin = list(super().get_system_commands(screen))
+        yield from builtin
+        titles = {command.title for command in builtin}
         for number, (mode, title, _) in enumerate(SCREENS, start=1):
             yield SystemCommand(f"{title} screen", f"Switch to the {title} screen  ( {number} )",
-                                lambda mode=mode: self.switch_mode(mode))
-        yield SystemCommand("Help", "Keys, screens and the graph's legend  ( ? )", self.action_help)
-        yield SystemCommand("Toggle light / dark", "Switch between Scriptorium's two themes  ( t )",
-                            self.action_toggle_theme)
-        palette_commands = getattr(screen, "palette_commands", None)
-        if palette_commands is not None:
-            yield from palette_commands()
+                                partial(self.switch_mode, mode))
+        for active in screen.active_bindings.values():
+            binding = active.binding
+            if not binding.show or not binding.description or binding.description in titles:
+                continue
+            titles.add(binding.description)
+            yield SystemCommand(binding.description, f"key: {self.get_key_display(binding)}",
+                                partial(self.run_action, binding.action, active.node))
 
 
 def run_app(state_dir: str | Path) -> int:

@@ -15,8 +15,9 @@ from .glyphs import GLYPHS, HEAD, LABELS
 from scriptorium.core.sanitize import sanitize_line
 
 from .safe_text import untrusted_content
-from .session_model import ELSEWHERE, REWOUND, UNRECORDED, WRITTEN, Branch, SessionGraph, TurnRow
-from .turn_text import excerpt
+from .session_model import (ELSEWHERE, REWOUND, ROLE_LABELS, UNRECORDED, WRITTEN, Branch, SessionGraph, TurnRow,
+                            short_id)
+from .turn_text import EXCERPT_CHARS, excerpt
 
 FULL_TEXT_CHARS = 20_000
 LISTED_TURNS = 500
@@ -59,40 +60,42 @@ def describe_turn(graph: SessionGraph, row: TurnRow) -> Content:
         lines.append(_line(*links))
     note = STATE_NOTES.get(row.state)
     if row.state == ELSEWHERE:
-        lines.append(_line(("marked by ", "$text-muted"), sanitize_line(row.foreign_mark or ""),
-                           (" — not counted here, still owed to this workspace", "$text-muted")))
+        lines.append(_line(("marked by ", "$muted-text"), sanitize_line(row.foreign_mark or ""),
+                           (" — not counted here, still owed to this workspace", "$muted-text")))
     elif note:
-        lines.append(Content.styled(note, "$text-muted"))
+        lines.append(Content.styled(note, "$muted-text"))
     lines.append(Content(""))
     if node is None:
         lines.append(Content.styled("The node file could not be read.", "$text-error"))
         return Content("\n").join(lines)
     if entry.kind == "tool" and node.name:
-        lines.append(_line(("tool ", "$text-muted"), untrusted_content(node.name, "bold")))
+        lines.append(_line(("tool ", "$muted-text"), untrusted_content(node.name, "bold")))
         if node.input is not None:
             lines.append(untrusted_content(_json(node.input)))
     body = node.text
-    lines.append(untrusted_content(body[:FULL_TEXT_CHARS]) if body else Content.styled("(empty)", "$text-muted"))
+    lines.append(untrusted_content(body[:FULL_TEXT_CHARS]) if body else Content.styled("(empty)", "$muted-text"))
     if len(body) > FULL_TEXT_CHARS:
-        lines.append(Content.styled(f"… {len(body) - FULL_TEXT_CHARS:,} more characters", "$text-muted"))
+        lines.append(Content.styled(f"… {len(body) - FULL_TEXT_CHARS:,} more characters", "$muted-text"))
     if node.metadata:
         lines += [Content(""), Content.styled("metadata", "bold $text-accent")]
         for key in sorted(node.metadata):
             value = _json(node.metadata[key])
             if len(value) > META_VALUE_CHARS:
                 value = value[:META_VALUE_CHARS] + "…"
-            lines.append(_line("  ", (sanitize_line(key), "$text-muted"), "  ", sanitize_line(value)))
+            lines.append(_line("  ", (sanitize_line(key), "$muted-text"), "  ", sanitize_line(value)))
     return Content("\n").join(lines)
 
 
-def describe_branch(graph: SessionGraph, branch: Branch) -> Content:
-    """The branch's pending turns, oldest first, with the writer's next batch marked and the cut shown."""
+def describe_branch(graph: SessionGraph, branch: Branch, width: int = 100) -> Content:
+    """The branch's pending turns, oldest first, with the writer's next batch marked and the cut shown.
+
+    One line per turn, cut to `width` cells."""
     state = HEAD if branch.is_head else "pending"
     length = sum(1 for e in graph.walk(branch.tip) if not e.rewound and e.kind != "root")
     lines = [
         _line(glyph(state), " ", ("Branch ending at ", "bold"), (branch.tip, "bold"),
               ("  (head)", "$node-head bold") if branch.is_head else ""),
-        _line(f"{length} turns · ", (f"{len(branch.pending)} pending", "$node-pending bold"),
+        _line(f"{_turns(length)} · ", (f"{len(branch.pending)} pending", "$node-pending bold"),
               f" · {tokens(branch.pending_tokens)} tokens"),
         Content(""),
     ]
@@ -101,15 +104,15 @@ def describe_branch(graph: SessionGraph, branch: Branch) -> Content:
         return Content("\n").join(lines)
     batch, rest = branch.batch, branch.pending[len(branch.batch):]
     lines.append(_line(("Next batch", "bold"), f" (threshold {graph.threshold:,} tokens): ",
-                       (f"{len(batch)} turns · {branch.batch_tokens:,} tokens", "bold")))
+                       (f"{_turns(len(batch))} · {branch.batch_tokens:,} tokens", "bold")))
     if rest:
-        lines.append(Content.styled(f"cut after {batch[-1].id}; {len(rest)} more turns wait for the next pass",
-                                    "$text-muted"))
+        lines.append(Content.styled(f"cut after {batch[-1].id}; {_turns(len(rest))} more wait for the next pass",
+                                    "$muted-text"))
     elif branch.batch_tokens < graph.threshold:
         lines.append(Content.styled("the whole backlog, below the threshold: written at the session's end",
-                                    "$text-muted"))
+                                    "$muted-text"))
     else:
-        lines.append(Content.styled("the whole backlog", "$text-muted"))
+        lines.append(Content.styled("the whole backlog", "$muted-text"))
     lines.append(Content(""))
     for index, turn in enumerate(branch.pending[:LISTED_TURNS]):
         if index == len(batch):
@@ -117,11 +120,17 @@ def describe_branch(graph: SessionGraph, branch: Branch) -> Content:
         row_index = graph.row_index(turn.id)
         text = excerpt(graph, graph.rows[row_index]) if row_index is not None else ""
         marker = ("▍ ", "$node-pending") if index < len(batch) else "  "
-        lines.append(_line(marker, (turn.id.ljust(12), "bold"), " ", (turn.role[:4].ljust(4), "$text-accent"),
-                           f" {turn.tokens:>6} ", sanitize_line(text)[:160]))
+        role = ROLE_LABELS.get(turn.role, turn.role)
+        line = _line(marker, (short_id(turn.id).ljust(8), "bold"), " ", (role.ljust(4), "$text-accent"),
+                     f" {turn.tokens:>6}  ", sanitize_line(text[:EXCERPT_CHARS]))
+        lines.append(line.truncate(max(width, 20), ellipsis=True))
     if len(branch.pending) > LISTED_TURNS:
-        lines.append(Content.styled(f"… {len(branch.pending) - LISTED_TURNS:,} more pending turns", "$text-muted"))
+        lines.append(Content.styled(f"… {len(branch.pending) - LISTED_TURNS:,} more pending turns", "$muted-text"))
     return Content("\n").join(lines)
+
+
+def _turns(count: int) -> str:
+    return f"{count} turn{'' if count == 1 else 's'}"
 
 
 def _json(value: object) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from textual.message import Message
 
+from .core_model import CoreView
 from .session_model import SessionGraph, SessionListing
 
 
@@ -52,3 +53,11 @@ class BranchHighlighted(Message):
     def __init__(self, tip: str) -> None:
         super().__init__()
         self.tip = tip
+
+
+class CoreLoaded(Message):
+    """The core's canonical text, render, injection and budget were read."""
+
+    def __init__(self, view: CoreView) -> None:
+        super().__init__()
+        self.view = view

@@ -32,6 +32,11 @@ ROLE_LABELS = {"user": "user", "assistant": "asst", "system": "sys", "tool": "to
                "summary": "summ", "runtime": "rt", "root": "root"}
 
 
+def short_id(node_id: str) -> str:
+    """Eight characters that tell ids apart, like git's short hashes (`summary_` prefixes dropped)."""
+    return node_id.removeprefix("summary_")[:8]
+
+
 def node_state(entry: IndexEntry, workspace: str) -> str:
     """The state a node is drawn in; marks by other workspaces are shown, not trusted."""
     if entry.rewound:
@@ -203,6 +208,15 @@ def _parent(entry: IndexEntry, entries: dict[str, IndexEntry]) -> tuple[str | No
     return None, False
 
 
+def _line_to(node_id: str | None, entries: dict[str, IndexEntry]) -> set[str]:
+    """The graph path from a root down to `node_id`: drawn as the straight trunk."""
+    line: set[str] = set()
+    while node_id is not None and node_id in entries and node_id not in line:
+        line.add(node_id)
+        node_id = _parent(entries[node_id], entries)[0]
+    return line
+
+
 def load_graph(state_dir: Path, session_id: str) -> SessionGraph:
     """Build the graph snapshot of one session: layout, node states, branches and batches."""
     store = SessionStore(state_dir)
@@ -212,8 +226,8 @@ def load_graph(state_dir: Path, session_id: str) -> SessionGraph:
     wid = workspace_id(state_dir)
     threshold = write_threshold(state_dir)
     ordered = sorted(entries.values(), key=lambda e: e.seq)
-    items = [GraphItem(e.id, *_parent(e, entries)) for e in ordered]
-    graph_layout = layout(display_order(items))
+    items = [GraphItem(e.id, *_parent(e, entries), side=e.rewound or e.kind == "summary") for e in ordered]
+    graph_layout = layout(display_order(items, trunk=_line_to(head, entries)))
     rows = [TurnRow(entries[lane.id], lane, node_state(entries[lane.id], wid), lane.id == head)
             for lane in graph_layout.rows]
     branches = []

@@ -23,6 +23,12 @@ COMMAND_MODULES: list[str] = [
     "importers",
     "watch",
     "trilogy",
+    "search",
+    "chat",
+    "demo",
+    "topic",
+    "core_cmd",
+    "log",
 ]
 
 

@@ -14,16 +14,19 @@ from dataclasses import asdict
 from pathlib import Path
 
 from ..config import load_config
+from ..sanitize import sanitize
 from ..trilogy import (
     CheckpointError,
     TrilogySession,
     TrilogySettings,
+    memory_lock,
     restore_archived,
     scaffold,
     trilogy_paths,
     trilogy_status,
 )
 from .common import CliContext, CliError, add_json_flag, emit_json
+from .search import positive_int
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -37,7 +40,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     i = tsub.add_parser("inject", help="print the session-start injection with its accounting line")
     i.add_argument("dir", type=Path)
-    i.add_argument("--window", type=_positive, metavar="N", help="the model's context window in tokens")
+    i.add_argument("--window", type=positive_int, metavar="N", help="the model's context window in tokens")
     add_json_flag(i)
     i.set_defaults(func=cmd_inject)
 
@@ -49,7 +52,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     st = tsub.add_parser("status", help="files, per-section and per-area accounting, archive")
     st.add_argument("dir", type=Path)
-    st.add_argument("--window", type=_positive, metavar="N", help="the model's context window in tokens")
+    st.add_argument("--window", type=positive_int, metavar="N", help="the model's context window in tokens")
     add_json_flag(st)
     st.set_defaults(func=cmd_status)
 
@@ -61,7 +64,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     rs = tsub.add_parser("restore", help="move archived SESSIONS entries back (newest first)")
     rs.add_argument("dir", type=Path)
-    rs.add_argument("--count", type=_positive, metavar="N", help="how many (default: all)")
+    rs.add_argument("--count", type=positive_int, metavar="N", help="how many (default: all)")
     add_json_flag(rs)
     rs.set_defaults(func=cmd_restore)
 
@@ -101,7 +104,7 @@ def cmd_inject(args: argparse.Namespace, ctx: CliContext) -> int:
             }
         )
     else:
-        print(injection.text)
+        print(sanitize(injection.text))
     return 0
 
 
@@ -128,9 +131,9 @@ def cmd_checkpoint(args: argparse.Namespace, ctx: CliContext) -> int:
         emit_json(out)
     else:
         for a in result.applied:
-            print(f"applied #{a.index} -> {a.file}: {a.detail}")
+            print(sanitize(f"applied #{a.index} -> {a.file}: {a.detail}"))
         for r in result.refused:
-            print(f"refused #{r.index} ({r.kind}): {r.reason}")
+            print(sanitize(f"refused #{r.index} ({r.kind}): {r.reason}"))
         if result.archived:
             print(f"archived {result.archived} old SESSIONS entries")
     return 1 if result.refused else 0
@@ -142,15 +145,15 @@ def cmd_status(args: argparse.Namespace, ctx: CliContext) -> int:
     if args.json:
         emit_json(status.to_json())
         return 0
-    print(status.accounting_line)
-    print(status.area_line)
+    print(sanitize(status.accounting_line))
+    print(sanitize(status.area_line))
     for f in status.files:
         entries = f" ({f.entries_injected}/{f.entries} entries)" if f.entries is not None else ""
         print(f"  {f.name:<13} {f.injected_bytes:>8} / {f.actual_bytes:>8} bytes{entries}{'' if f.exists else '  (missing)'}")
     for s in status.sections:
-        print(f"    § {s.name:<12} {s.injected_bytes:>8} / {s.actual_bytes:>8} bytes (cap {s.cap_bytes}){'  CUT' if s.cut else ''}")
+        print(f"    § {sanitize(s.name):<12} {s.injected_bytes:>8} / {s.actual_bytes:>8} bytes (cap {s.cap_bytes}){'  CUT' if s.cut else ''}")
     for a in status.areas:
-        print(f"  area {a.name}: {a.injected}/{a.entries} injected, weight {a.weight:.2f}, cap {a.cap}")
+        print(f"  area {sanitize(a.name)}: {a.injected}/{a.entries} injected, weight {a.weight:.2f}, cap {a.cap}")
     print(f"  archive: {status.archive.entries} entries ({status.archive.path})")
     if status.stale_days is not None:
         print(f"  PROJECT.md is {status.stale_days} days behind the other files")
@@ -163,14 +166,15 @@ def cmd_read(args: argparse.Namespace, ctx: CliContext) -> int:
         text = session.read(args.file, args.section)
     except (ValueError, OSError) as exc:
         raise CliError(str(exc)) from exc
-    sys.stdout.write(text if text.endswith("\n") or not text else text + "\n")
+    sys.stdout.write(sanitize(text if text.endswith("\n") or not text else text + "\n"))
     return 0
 
 
 def cmd_restore(args: argparse.Namespace, ctx: CliContext) -> int:
     settings = _enabled_settings(ctx)
     paths = trilogy_paths(_directory(args.dir), settings)
-    restored = restore_archived(paths, args.count)
+    with memory_lock(paths):
+        restored = restore_archived(paths, args.count)
     if args.json:
         emit_json({"restored": restored})
     else:
@@ -193,13 +197,3 @@ def _directory(path: Path) -> Path:
     if not path.is_dir():
         raise CliError(f"not a directory: {path}")
     return path
-
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if value <= 0:
-        raise argparse.ArgumentTypeError("must be positive")
-    return value

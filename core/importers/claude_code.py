@@ -55,6 +55,7 @@ class _Folder:
         self.agent_calls: dict[str, str] = {}  # sub-agent id -> the Task tool_use id
         self.task_prompts: dict[str, str] = {}  # Task prompt text -> tool_use id
         self.head_tail: str = ROOT_ID
+        self.replayed: set[str] = set()  # uuids seen a second time (history re-appended by Claude Code)
         self.custom_title = ""
 
     # --- resolution ------------------------------------------------------------
@@ -63,6 +64,10 @@ class _Folder:
         """The chain node a record with this `parentUuid` belongs under."""
         if not isinstance(parent, str) or not parent:
             return ROOT_ID
+        if parent in self.replayed and on_head:
+            # written after a replay and pointing into the copy: it continues the live conversation
+            self.plan.notes["record whose parent is a replayed copy (attached to the newest turn)"] += 1
+            return self.head_tail
         found = self.effective.get(parent)
         if found is not None:
             return found
@@ -93,6 +98,7 @@ class _Folder:
             self.plan.skipped["record without uuid" if known else f"unknown record type ({rtype})"] += 1
             return
         if uuid in self.effective:
+            self.replayed.add(uuid)
             self.plan.skipped["duplicate record (replayed copy)"] += 1
             return
         on_head = not record.get("isSidechain")
@@ -143,7 +149,7 @@ class _Folder:
             for block in content:
                 if isinstance(block, dict) and block.get("type") == "tool_result":
                     self.tools.result(str(block.get("tool_use_id") or ""), block.get("content"), created,
-                                      fallback_caller=anchor, is_error=bool(block.get("is_error")), on_head=on_head)
+                                      fallback_caller=anchor, is_error=bool(block.get("is_error")))
             result = record.get("toolUseResult")
             if isinstance(result, dict) and isinstance(result.get("agentId"), str):
                 first = next((b.get("tool_use_id") for b in content if isinstance(b, dict) and b.get("tool_use_id")), None)
@@ -205,7 +211,7 @@ class _Folder:
         anchor = self.resolve(parent, on_head)
         self.effective[uuid] = anchor
         covers = self.plan.path_since_compaction(anchor) if anchor != ROOT_ID else []
-        self.plan.add_summary(safe_id(uuid), text, covers, created_at=None, metadata={})
+        self.plan.add_summary(safe_id(uuid), text, covers)
 
     def _assistant(self, record: dict[str, Any], uuid: str, parent: Any, on_head: bool) -> None:
         message = record.get("message") if isinstance(record.get("message"), dict) else {}
@@ -248,7 +254,7 @@ class _Folder:
         for call in calls:
             call_id = str(call.get("id") or "")
             args = call.get("input")
-            self.tools.call(call_id, str(call.get("name") or ""), args, caller, created, on_head=on_head)
+            self.tools.call(call_id, str(call.get("name") or ""), args, caller, created)
             if isinstance(args, dict) and isinstance(args.get("prompt"), str) and (
                     call.get("name") in SPAWN_TOOLS or "subagent_type" in args):
                 self.task_prompts.setdefault(args["prompt"].strip(), call_id)
@@ -322,8 +328,9 @@ def plan_session(source_id: str, mains: list[Path], agents: list[Path]) -> Sessi
             folder.feed(record)
     for path in agents:
         for _, record in iter_records(path, plan):
-            if record.get("type") == "user" and not record.get("parentUuid") and \
-                    as_text((record.get("message") or {}).get("content")).strip() == WARMUP_PROMPT:
+            message = record.get("message")
+            if record.get("type") == "user" and not record.get("parentUuid") and isinstance(message, dict) \
+                    and as_text(message.get("content")).strip() == WARMUP_PROMPT:
                 plan.skipped["warmup sub-agent transcript"] += 1
                 break
             folder.feed(record)

@@ -124,7 +124,7 @@ def discover(paths: Iterable[Path]) -> list[Path]:
         search = next((p for p in path.parents if p.name == "sessions"), path.parent)
         while rollout.parent_id and rollout.parent_id not in seen:
             seen.add(rollout.parent_id)
-            parent_file = next(iter(sorted(search.rglob(f"*{glob_escape(rollout.parent_id)}.jsonl"))), None)
+            parent_file = next(iter(sorted(search.rglob(f"*{_glob_escape(rollout.parent_id)}.jsonl"))), None)
             if parent_file is None:
                 break
             found[parent_file] = None
@@ -132,7 +132,7 @@ def discover(paths: Iterable[Path]) -> list[Path]:
     return list(found)
 
 
-def glob_escape(text: str) -> str:
+def _glob_escape(text: str) -> str:
     return re.sub(r"([*?\[])", r"[\1]", text)
 
 
@@ -228,20 +228,17 @@ class _RolloutFolder:
         elif itype in CALL_TYPES:
             call_id = str(item.get("call_id") or item.get("id") or "")
             args = item.get("arguments") if "arguments" in item else item.get("input", item.get("action"))
-            self.family.tools.call(call_id, str(item.get("name") or itype), args, self.tip, created,
-                                   on_head=self.on_head)
+            self.family.tools.call(call_id, str(item.get("name") or itype), args, self.tip, created)
             self.plan.folded["tool call (into its tool node)"] += 1
         elif itype in OUTPUT_TYPES:
             output = item.get("output") if "output" in item else item.get("tools")
-            self.family.tools.result(str(item.get("call_id") or ""), output, created, fallback_caller=self.tip,
-                                     on_head=self.on_head)
+            self.family.tools.result(str(item.get("call_id") or ""), output, created, fallback_caller=self.tip)
             self.plan.folded["tool output (into its tool node)"] += 1
         elif itype in ONE_SHOT_TYPES:
             call_id = str(item.get("id") or item.get("call_id") or f"{itype}-{self.tip}-{created}")
             self.family.tools.call(call_id, str(itype), item.get("action") or item.get("revised_prompt"), self.tip,
-                                   created, on_head=self.on_head)
-            self.family.tools.result(call_id, item.get("status"), created, fallback_caller=self.tip,
-                                     on_head=self.on_head)
+                                   created)
+            self.family.tools.result(call_id, item.get("status"), created, fallback_caller=self.tip)
             self.plan.folded["tool call (into its tool node)"] += 1
         elif itype == "ghost_snapshot":
             self.plan.skipped["not a turn (ghost_snapshot)"] += 1
@@ -290,7 +287,7 @@ class _RolloutFolder:
             if self.rollout.relation == "fork":
                 metadata["thread_id"] = self.rollout.thread_id
             node = PlannedNode(id=nid, kind=role, text=text, predecessor=self.tip, created_at=created,
-                               metadata=metadata, on_head=self.on_head)
+                               metadata=metadata)
         self.plan.add(node)
         self.tip = node.id
         if role == "user":
@@ -350,7 +347,7 @@ class _RolloutFolder:
             self.plan.skipped["copied parent history (de-duplicated)"] += 1
             return
         covers = self.plan.path_since_compaction(self.tip) if self.tip != ROOT_ID else []
-        self.plan.add_summary(nid, text, covers, created_at=None, metadata={})
+        self.plan.add_summary(nid, text, covers)
 
 
 def plan_family(root: str, members: list[Rollout]) -> SessionPlan:

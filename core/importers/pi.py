@@ -146,15 +146,14 @@ class _Folder:
         kept = self.resolve(entry.get("firstKeptEntryId"))
         if kept in path and path.index(kept) > 0:
             path = path[: path.index(kept)]  # the turns before the first kept one were dropped
-        metadata = {"tokens_before": entry["tokensBefore"]} if isinstance(entry.get("tokensBefore"), int) else {}
-        self.plan.add_summary(safe_id(eid), str(entry.get("summary") or ""), path, created_at=None, metadata=metadata)
+        self.plan.add_summary(safe_id(eid), str(entry.get("summary") or ""), path)
 
     def _branch_summary(self, eid: str, entry: dict[str, Any], anchor: str) -> None:
         """Summary of the branch left behind (`fromId`), placed beside it at the branch point."""
         kept = set(self.plan.path_to_root(anchor)) if anchor != ROOT_ID else set()
         left = self.resolve(entry.get("fromId"))
         covers = [n for n in self.plan.path_to_root(left) if n not in kept] if left != ROOT_ID else []
-        self.plan.add_summary(safe_id(eid), str(entry.get("summary") or ""), covers, created_at=None, metadata={})
+        self.plan.add_summary(safe_id(eid), str(entry.get("summary") or ""), covers)
 
 
 def plan_file(path: Path) -> SessionPlan:

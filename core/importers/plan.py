@@ -148,16 +148,14 @@ class SessionPlan:
         out.reverse()
         return out
 
-    def add_summary(self, node_id: str, text: str, covers: list[str], *, created_at: float | None,
-                    metadata: dict[str, Any]) -> PlannedNode | None:
+    def add_summary(self, node_id: str, text: str, covers: list[str]) -> PlannedNode | None:
         """A compaction summary over `covers` (planned chain ids, root->tip order)."""
         covers = [c for c in covers if c in self._pred]
         if not covers:
             self.skipped["compaction with no imported turn to cover"] += 1
             return None
         self._covered_upto.add(covers[-1])
-        return self.add(PlannedNode(id=node_id, kind="summary", text=text, covers=covers, created_at=created_at,
-                                    metadata=metadata))
+        return self.add(PlannedNode(id=node_id, kind="summary", text=text, covers=covers))
 
 
 @dataclass
@@ -170,7 +168,6 @@ class PendingTool:
     caller: str
     created_at: float | None
     order: int  # how many chain nodes existed when the call was made
-    on_head: bool = True
 
 
 class ToolTracker:
@@ -187,20 +184,19 @@ class ToolTracker:
         self.pending: dict[str, PendingTool] = {}
         self.callers: dict[str, str] = {}  # call id -> the turn that made it
 
-    def call(self, call_id: str, name: str, input: Any, caller: str, created_at: float | None, *,
-             on_head: bool = True) -> None:
+    def call(self, call_id: str, name: str, input: Any, caller: str, created_at: float | None) -> None:
         if not call_id:
             return
         self.callers[call_id] = caller
         if call_id not in self.pending:
-            self.pending[call_id] = PendingTool(call_id, name, input, caller, created_at, self.plan.chain_count, on_head)
+            self.pending[call_id] = PendingTool(call_id, name, input, caller, created_at, self.plan.chain_count)
 
     def result(self, call_id: str, output: Any, created_at: float | None, *, fallback_caller: str,
-               is_error: bool = False, name: str = "", on_head: bool = True) -> None:
+               is_error: bool = False, name: str = "") -> None:
         call = self.pending.pop(call_id, None)
         if call is None:
             self.plan.folded["tool result without a recorded call"] += 1
-            call = PendingTool(call_id, name, None, fallback_caller, created_at, self.plan.chain_count, on_head)
+            call = PendingTool(call_id, name, None, fallback_caller, created_at, self.plan.chain_count)
         metadata: dict[str, Any] = {"source": self.source, "tool_call_id": call_id}
         if is_error:
             metadata["is_error"] = True
@@ -226,7 +222,7 @@ class ToolTracker:
         self.plan.add(PlannedNode(
             id=nid, kind="tool", text=clip(as_text(output)), caller=call.caller, name=call.name,
             input=clip_input(call.input), created_at=created_at if created_at is not None else call.created_at,
-            metadata=metadata, on_head=call.on_head))
+            metadata=metadata))
 
 
 # --- small shared helpers ---------------------------------------------------

@@ -20,6 +20,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import posixpath
 import re
 import unicodedata
 import urllib.parse
@@ -27,7 +28,7 @@ from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from .errors import ArchiveError, InvalidRecord
@@ -439,3 +440,64 @@ def colliding_paths(planned: Iterable[str], existing: Iterable[str]) -> list[str
                 bad.append(path)
                 break
     return bad
+
+
+def handle_target(handle: str) -> str | None:
+    """Where a plain handle (`P/T/M` or `D<n>:<m>`) lives in the v2 layout, as a
+    root-relative `path#anchor`; None if it is not a handle."""
+    if d := re.fullmatch(r"D(\d+):(\d+)", handle):
+        return f"{SOURCES}/D{d.group(1)}.md#d{d.group(1)}-{d.group(2)}"
+    if "#" in handle or not is_v2_emittable(handle):
+        return None
+    return f"{archive_path(handle)}#{anchor_for(handle)}"
+
+
+class SourceIndex:
+    """The frames of the archives under one workspace (or stage) root.
+
+    Each archive is read at most once per index and scanned at most once per content
+    (see `scan_archive`); `overlay` holds archive bytes planned but not yet on disk."""
+
+    def __init__(self, root: Path, overlay: dict[str, bytes] | None = None) -> None:
+        self.root = root
+        self.overlay = overlay if overlay is not None else {}
+        self._scans: dict[str, ArchiveScan | None] = {}
+
+    def data(self, rel: str) -> bytes | None:
+        if rel in self.overlay:
+            return self.overlay[rel]
+        path = self.root / rel
+        if path.is_symlink():
+            return None
+        try:
+            return path.read_bytes()
+        except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+            return None
+
+    def scan(self, rel: str) -> ArchiveScan | None:
+        if rel not in self._scans or rel in self.overlay:
+            data = self.data(rel)
+            self._scans[rel] = None if data is None else scan_archive(data, rel)
+        return self._scans[rel]
+
+    def resolve(self, target: str) -> Frame | None:
+        """The frame a citation target (relative to the workspace root, or a plain
+        handle `P/T/M` / `D<n>:<m>`) points at; None when there is no such frame."""
+        target = target.strip()
+        if "#" not in target:
+            located = handle_target(target)
+            if located is None:
+                return None
+            path, _, anchor = located.partition("#")
+            candidates = [(path, anchor), (legacy_path(target) or "", anchor)]
+        else:
+            path, _, anchor = target.partition("#")
+            path = posixpath.normpath(path)
+            if not path.startswith(SOURCES + "/") or not path.endswith(".md"):
+                return None
+            candidates = [(path, anchor)]
+        for rel, anchor in candidates:
+            scan = self.scan(rel) if rel else None
+            if scan is not None and anchor in scan.by_anchor:
+                return scan.by_anchor[anchor]
+        return None

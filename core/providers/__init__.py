@@ -15,6 +15,7 @@ CONFIG_KEY = "memory.provider"
 # name -> "module:class", imported only when chosen (the scriptorium provider pulls in
 # the write pipeline, which a trilogy user never needs).
 _REGISTRY: dict[str, str] = {
+    "scriptorium": "scriptorium.core.providers.scriptorium:ScriptoriumProvider",
     "trilogy": "scriptorium.core.providers.trilogy:TrilogyProvider",
 }
 

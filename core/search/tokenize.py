@@ -4,11 +4,16 @@ Words are runs of letters and digits (`[^\\W_]+`), casefolded. Chinese and Japan
 written without spaces, so a "word" there is a whole clause; a word made entirely of
 such characters also yields each character and each adjacent pair, which lets a query
 match any part of the clause. A mixed word (`abc가나`) is left whole.
+
+English stop words (Lucene's list, as bm25s ships it) are dropped: in a workspace of a
+few hundred blocks, "is" and "the" would otherwise outrank the words that matter.
 """
 
 from __future__ import annotations
 
 import re
+
+from bm25s.stopwords import STOPWORDS_EN
 
 _WORD_RE = re.compile(r"[^\W_]+")
 _UNSEGMENTED = (
@@ -22,12 +27,15 @@ _UNSEGMENTED = (
     "\uac00-\ud7af"  # hangul syllables
 )
 _UNSEGMENTED_RE = re.compile(f"[{_UNSEGMENTED}]+")
+_STOPWORDS = frozenset(STOPWORDS_EN)
 
 
 def tokenize(text: str) -> list[str]:
     tokens: list[str] = []
     for match in _WORD_RE.finditer(text):
         word = match.group(0).casefold()
+        if word in _STOPWORDS:
+            continue
         tokens.append(word)
         if len(word) > 1 and _UNSEGMENTED_RE.fullmatch(word):
             tokens.extend(word)

@@ -7,10 +7,10 @@ that matter: the files exist (scaffold), they are loaded (budgeted injection wit
 accounting line), and progress gets recorded (routed checkpoints and an owed nudge).
 """
 
-from .checkpoint import CheckpointError, CheckpointResult, checkpoint, memory_read
 from .archive import archive_overflow, restore_archived
+from .checkpoint import CheckpointError, CheckpointResult, checkpoint, memory_read
 from .injection import Injection, build_injection, effective_budget
-from .layout import ScaffoldReport, TrilogyPaths, scaffold, trilogy_paths
+from .layout import ScaffoldReport, TrilogyPaths, memory_lock, scaffold, trilogy_paths
 from .session import TrilogySession
 from .settings import TrilogySettings
 from .snapshot import read_snapshot
@@ -29,6 +29,7 @@ __all__ = [
     "build_injection",
     "checkpoint",
     "effective_budget",
+    "memory_lock",
     "memory_read",
     "read_snapshot",
     "restore_archived",

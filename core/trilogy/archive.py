@@ -5,6 +5,7 @@ moved batch is always newer than what the archive already holds, so it goes on t
 and the order across many rounds of archiving stays the log's order. Restoring moves
 the newest archived entries back to the bottom of SESSIONS.md (they are older than
 everything there), so archive + restore is the identity on the entries.
+Callers hold `memory_lock` around these read-modify-writes.
 """
 
 from __future__ import annotations

@@ -17,19 +17,15 @@ is reported, for a human to decide.
 
 from __future__ import annotations
 
-import hashlib
-import tempfile
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 from typing import Any
 
-from filelock import FileLock
-
 from . import templates
 from .archive import archive_overflow, archived_entries
 from .areas import coarsen, named_areas
-from .layout import TrilogyPaths, write_project_file
+from .layout import TrilogyPaths, memory_lock, write_project_file
 from .log import decision_entry, parse_log, prepend, session_entry
 from .project import canonical_section
 from .sections import HEADING_RE, Section, split_sections
@@ -78,7 +74,7 @@ def checkpoint(paths: TrilogyPaths, items: list[dict[str, Any]], *, max_entries:
         raise CheckpointError("items must be a list")
     today = today or date.today()
     result = CheckpointResult()
-    with _lock(paths):
+    with memory_lock(paths):
         texts = {name: _read(paths.file(name)) for name in templates.FILES}
         before = dict(texts)
         for index, item in enumerate(items):
@@ -246,9 +242,3 @@ def _read(path: Path) -> str:
         return path.read_text(encoding="utf-8")
     except FileNotFoundError:
         return ""
-
-
-def _lock(paths: TrilogyPaths) -> FileLock:
-    """A machine-wide lock per memory directory, kept out of the project tree."""
-    key = hashlib.sha1(str(paths.memory.resolve()).encode("utf-8")).hexdigest()[:16]
-    return FileLock(str(Path(tempfile.gettempdir()) / f"scriptorium-trilogy-{key}.lock"), timeout=10)

@@ -40,6 +40,8 @@ class FileAccount:
 
 @dataclass(frozen=True)
 class Injection:
+    """The block and its accounting. The budget covers everything inside the fence."""
+
     text: str  # the fenced block
     budget: int
     files: tuple[FileAccount, ...]
@@ -104,7 +106,9 @@ def build_injection(
 
     sizes = snapshot.sizes()
     worst_accounting = _accounting(budget, sizes, sizes, len(sessions_log.entries), len(sessions_log.entries))
-    overhead = _size("\n".join([worst_accounting, area_line, *notes]) + "".join(_title(n) for n in templates.FILES))
+    # Everything but the files' text: header lines, titles, separators, empty-file marks.
+    frame = "".join("\n" + _title(n) + f"{templates.EMPTY}\n" for n in templates.FILES)
+    overhead = _size("\n".join([worst_accounting, area_line, *notes]) + "\n" + frame)
     sessions_room = budget - overhead - _size(project_text) - _size(decisions_text)
     shares = allocate(groups, settings.sessionEntriesInjected, today)
     chosen = _fit_sessions(groups, shares, sessions_room)

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import hashlib
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from filelock import FileLock
 
 from ..fsutil import atomic_write_text
 from . import templates
@@ -86,6 +90,13 @@ def scaffold(paths: TrilogyPaths, settings: TrilogySettings, *, create: bool = T
         if text != original:
             write_project_file(paths.project, text)
     return report
+
+
+def memory_lock(paths: TrilogyPaths) -> FileLock:
+    """One writer at a time per memory directory, machine-wide; the lock file lives in the
+    temp directory, not in the user's project. Callers hold it around read-modify-write."""
+    key = hashlib.sha1(str(paths.memory.resolve()).encode("utf-8")).hexdigest()[:16]
+    return FileLock(str(Path(tempfile.gettempdir()) / f"scriptorium-trilogy-{key}.lock"), timeout=10)
 
 
 def write_project_file(path: Path, text: str) -> None:

@@ -21,7 +21,7 @@ from . import templates
 from .archive import archive_overflow
 from .checkpoint import CheckpointResult, checkpoint, memory_read
 from .injection import Injection, build_injection
-from .layout import ScaffoldReport, scaffold, trilogy_paths
+from .layout import ScaffoldReport, memory_lock, scaffold, trilogy_paths
 from .nudge import Nudge
 from .recall import recall, render_hits
 from .settings import TrilogySettings
@@ -115,7 +115,8 @@ class TrilogySession:
         return memory_read(self.paths, file, section)
 
     def archive(self) -> int:
-        return archive_overflow(self.paths, self.settings.sessionsMaxEntries)
+        with memory_lock(self.paths):
+            return archive_overflow(self.paths, self.settings.sessionsMaxEntries)
 
     def _update_notice(self, snapshot: Snapshot) -> str:
         if self.injection is None:

@@ -14,7 +14,7 @@ from ..glyphs import GLYPHS, LABELS
 KEYS = [
     ("Everywhere", [
         ("1 … 9", "switch screen (the numbers in the top bar)"),
-        ("ctrl+p", "command palette: every action, and jump to a session by title"),
+        ("ctrl+p", "command palette: every action; type a title to open a session"),
         ("t", "switch between the dark and the light theme (remembered)"),
         ("?", "this help"),
         ("q", "quit"),
@@ -50,8 +50,8 @@ def help_content(extra: list[tuple[str, list[tuple[str, str]]]]) -> Content:
     lines.append(Content.styled("The branch graph", "bold"))
     for state, glyph in GLYPHS.items():
         lines.append(Content.assemble("  ", (glyph, f"$node-{state}"), "  ", (LABELS[state].ljust(14), "bold"),
-                                      (STATE_HELP[state], "$text-muted")))
-    lines += [Content(""), Content.styled("escape or ? closes this help", "$text-muted")]
+                                      (STATE_HELP[state], "$muted-text")))
+    lines += [Content(""), Content.styled("escape or ? closes this help", "$muted-text")]
     return Content("\n").join(lines)
 
 

@@ -3,19 +3,20 @@
 from __future__ import annotations
 
 from textual import work
-from textual.app import ComposeResult, SystemCommand
+from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Center, Horizontal, Middle, Vertical
 from textual.screen import Screen
 from textual.widgets import ContentSwitcher, Footer
+from textual.widgets.data_table import RowDoesNotExist
 from textual.worker import get_current_worker
 
 from scriptorium.core.session_store import SessionError
 
 from ..describe import describe_branch, describe_turn
-from ..safe_text import untrusted_content
 from ..messages import (BranchHighlighted, GraphFailed, GraphLoaded, SessionHighlighted, SessionsLoaded,
                         TurnHighlighted)
+from ..safe_text import untrusted_content
 from ..session_model import SessionGraph, SessionListing, list_sessions, load_graph
 from ..widgets.branch_graph import BranchGraph
 from ..widgets.branch_list import BranchList
@@ -147,7 +148,8 @@ class SessionsScreen(Screen):
         if not graph_view.has_focus:
             graph_view.move_to(tip)
         self.query_one(BranchList).highlight_tip(tip)
-        self.query_one(DetailPane).show(describe_branch(self.graph, branch))
+        detail = self.query_one(DetailPane)
+        detail.show(describe_branch(self.graph, branch, detail.scrollable_content_region.width))
 
     def on_branch_highlighted(self, message: BranchHighlighted) -> None:
         self.select_branch(message.tip)
@@ -184,18 +186,7 @@ class SessionsScreen(Screen):
         session_list = self.query_one(SessionList)
         try:
             session_list.move_cursor(row=session_list.get_row_index(session_id), animate=False)
-        except Exception:  # RowDoesNotExist: the list changed meanwhile
+        except RowDoesNotExist:  # the list changed meanwhile
             return
         session_list.focus()
         self.open_session(session_id)
-
-    def palette_commands(self) -> list[SystemCommand]:
-        return [
-            SystemCommand("Next branch", "Select the session's next live branch  ( ] )",
-                          lambda: self.action_cycle_branch(1)),
-            SystemCommand("Previous branch", "Select the session's previous live branch  ( [ )",
-                          lambda: self.action_cycle_branch(-1)),
-            SystemCommand("Reload sessions", "Read every session again from disk  ( r )", self.action_reload),
-            SystemCommand("Focus the graph", "Move through turns with ↑↓, enter selects a turn's branch",
-                          lambda: self.query_one(BranchGraph).focus()),
-        ]

@@ -23,7 +23,7 @@ from scriptorium.core.graph_layout import DASHED, NODE
 from ..glyphs import GLYPHS, HEAD
 from ..messages import BranchHighlighted, TurnHighlighted
 from ..safe_text import untrusted_line
-from ..session_model import ELSEWHERE, REWOUND, STATES, SessionGraph, TurnRow
+from ..session_model import ELSEWHERE, REWOUND, STATES, SessionGraph, TurnRow, short_id
 from ..turn_text import excerpt
 
 ID_WIDTH = 8
@@ -66,10 +66,10 @@ class BranchGraph(ScrollView, can_focus=True):
     BranchGraph > .branch-graph--elsewhere { color: $node-elsewhere; }
     BranchGraph > .branch-graph--rewound { color: $node-rewound; }
     BranchGraph > .branch-graph--unrecorded { color: $node-unrecorded; }
-    BranchGraph > .branch-graph--id { color: $text-muted; }
+    BranchGraph > .branch-graph--id { color: $muted-text; }
     BranchGraph > .branch-graph--role { color: $text-accent; }
-    BranchGraph > .branch-graph--note { color: $text-muted; text-style: italic; }
-    BranchGraph > .branch-graph--off-branch { color: $text-disabled; }
+    BranchGraph > .branch-graph--note { color: $muted-text; text-style: italic; }
+    BranchGraph > .branch-graph--off-branch { color: $faint-text; }
     BranchGraph > .branch-graph--cursor { background: $block-cursor-blurred-background; }
     BranchGraph:focus > .branch-graph--cursor { background: $block-cursor-background; }
     """
@@ -180,8 +180,8 @@ class BranchGraph(ScrollView, can_focus=True):
         strip = self._cache.get(key)
         if strip is None:
             text = self._row_text(self.graph.rows[index], width + scroll_x)
-            if index == self.cursor:
-                text.stylize(self.get_component_rich_style("branch-graph--cursor"))
+            if index == self.cursor:  # background only: glyphs keep their state colours
+                text.stylize(Style(bgcolor=self.get_component_rich_style("branch-graph--cursor").bgcolor))
             strip = Strip(text.render(self.app.console)).crop_extend(scroll_x, scroll_x + width, base)
             strip = strip.apply_style(base)
             self._cache[key] = strip
@@ -202,7 +202,7 @@ class BranchGraph(ScrollView, can_focus=True):
                 text.append(char, self._style("spawn" if spawn and char == DASHED else "line"))
         text.pad_right(self._graph_width - len(row.lane.cells) + 1)
         dim = bool(self._on_branch) and row.id not in self._on_branch
-        text.append(row.id[:ID_WIDTH].ljust(ID_WIDTH), self._style("off-branch" if dim else "id"))
+        text.append(short_id(row.id).ljust(ID_WIDTH), self._style("off-branch" if dim else "id"))
         text.append(" ")
         text.append(row.role_label.ljust(ROLE_WIDTH), self._style("off-branch" if dim else "role"))
         text.append(" ")

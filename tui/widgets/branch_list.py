@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from textual.content import Content
 from textual.widgets import OptionList
-from textual.widgets.option_list import Option
+from textual.widgets.option_list import Option, OptionDoesNotExist
 
 from scriptorium.core.sanitize import sanitize_line
 
 from ..formatting import tokens
 from ..glyphs import GLYPHS, HEAD
 from ..messages import BranchHighlighted
-from ..session_model import SessionGraph
+from ..session_model import SessionGraph, short_id
 from ..turn_text import excerpt
 
 
@@ -19,7 +19,7 @@ class BranchList(OptionList):
     """One option per live branch (id = its tip), the head's first."""
 
     DEFAULT_CSS = """
-    BranchList { background: $surface; height: auto; max-height: 12; }
+    BranchList { background: $surface; height: auto; max-height: 12; text-wrap: nowrap; text-overflow: ellipsis; }
     """
 
     def show(self, graph: SessionGraph | None) -> None:
@@ -34,9 +34,9 @@ class BranchList(OptionList):
             owed = (f"{len(branch.pending)} pending · {tokens(branch.pending_tokens)}" if branch.pending
                     else "written")
             prompt = Content.assemble(
-                (GLYPHS[state], f"$node-{state}"), " ", (branch.tip[:8].ljust(8), "bold"), " ",
+                (GLYPHS[state], f"$node-{state}"), " ", (short_id(branch.tip).ljust(8), "bold"), " ",
                 (owed.ljust(18), "$node-pending" if branch.pending else "$node-written"), " ",
-                (sanitize_line(tip_text)[:60], "$text-muted"),
+                (sanitize_line(tip_text)[:60], "$muted-text"),
             )
             options.append(Option(prompt, id=branch.tip))
         self.add_options(options)
@@ -44,7 +44,7 @@ class BranchList(OptionList):
     def highlight_tip(self, tip: str) -> None:
         try:
             index = self.get_option_index(tip)
-        except Exception:  # OptionDoesNotExist: the list was rebuilt meanwhile
+        except OptionDoesNotExist:  # the list was rebuilt meanwhile
             return
         if self.highlighted != index:
             self.highlighted = index

@@ -12,7 +12,7 @@ def instructions(state_dir: str) -> Content:
     return Content.assemble(
         ("No sessions yet\n\n", "bold $text-primary"),
         "This state directory holds no conversation to remember:\n",
-        (f"  {sanitize_line(state_dir)}\n\n", "$text-muted"),
+        (f"  {sanitize_line(state_dir)}\n\n", "$muted-text"),
         ("Import an agent's transcripts\n", "bold"),
         ("  scriptorium import claude-code", "$text-accent"), "   (also: pi, codex)\n\n",
         ("Or start a session by hand\n", "bold"),

@@ -18,7 +18,7 @@ class GraphHeader(Static):
 
     def show(self, graph: SessionGraph | None, note: str = "") -> None:
         if graph is None:
-            self.update(Content.styled(note, "$text-muted"))
+            self.update(Content.styled(note, "$muted-text"))
             return
         owed: dict[str, int] = {}
         for branch in graph.branches:
@@ -26,8 +26,8 @@ class GraphHeader(Static):
         count = len(graph.branches)
         self.update(Content.assemble(
             (sanitize_line(graph.title or graph.session_id), "bold"),
-            ("  ·  ", "$text-muted"), f"{count} branch{'es' if count != 1 else ''}",
-            ("  ·  ", "$text-muted"), (f"{len(owed)} pending", "$node-pending bold"),
+            ("  ·  ", "$muted-text"), f"{count} branch{'es' if count != 1 else ''}",
+            ("  ·  ", "$muted-text"), (f"{len(owed)} pending", "$node-pending bold"),
             f" ({tokens(sum(owed.values()))} tok)",
-            ("  ·  ", "$text-muted"), (f"{len(graph.rows)} nodes", "$text-muted"),
+            ("  ·  ", "$muted-text"), (f"{len(graph.rows)} nodes", "$muted-text"),
         ))

@@ -11,7 +11,7 @@ from ..glyphs import GLYPHS, LABELS
 def legend() -> Content:
     parts: list[str | tuple[str, str]] = []
     for state, glyph in GLYPHS.items():
-        parts += [" ", (glyph, f"$node-{state}"), " ", (LABELS[state], "$text-muted"), " "]
+        parts += [" ", (glyph, f"$node-{state}"), " ", (LABELS[state], "$muted-text"), " "]
     return Content.assemble(*parts)
 
 

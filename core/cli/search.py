@@ -1,0 +1,65 @@
+"""`scriptorium search QUERY` and `scriptorium get BLOCK_ID`: BM25 recall over topic blocks."""
+
+from __future__ import annotations
+
+import argparse
+
+from ..sanitize import sanitize
+from ..search import DEFAULT_TOP_K, memory_get, workspace_index
+from .common import CliContext, CliError, add_json_flag, emit_json
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    s = sub.add_parser("search", help="BM25 search over topic blocks")
+    s.add_argument("query")
+    s.add_argument("--top-k", type=positive_int, default=DEFAULT_TOP_K, metavar="N", help=f"hits to return (default {DEFAULT_TOP_K})")
+    s.add_argument("--sources", action="store_true", help="also search the evidence archive (sources/)")
+    add_json_flag(s)
+    s.set_defaults(func=cmd_search)
+
+    g = sub.add_parser("get", help="one block with its citations")
+    g.add_argument("block_id")
+    add_json_flag(g)
+    g.set_defaults(func=cmd_get)
+
+
+def cmd_search(args: argparse.Namespace, ctx: CliContext) -> int:
+    hits = workspace_index(ctx.paths.memory).search(args.query, top_k=args.top_k, include_sources=args.sources)
+    if args.json:
+        emit_json({"hits": [hit.to_json() for hit in hits]})
+        return 0
+    if not hits:
+        print("no hits")
+    for hit in hits:
+        where = f"^{hit.block_id}" if hit.kind == "block" else hit.block_id
+        print(sanitize(f"{hit.score:8.3f}  {hit.path}:{hit.line}  {where}"))
+        print(f"          {sanitize(hit.text)}")
+    return 0
+
+
+def cmd_get(args: argparse.Namespace, ctx: CliContext) -> int:
+    view = memory_get(workspace_index(ctx.paths.memory), args.block_id)
+    if view is None:
+        raise CliError(f"no block with id {args.block_id!r}")
+    if args.json:
+        emit_json(view.to_json())
+        return 0
+    print(sanitize(f"{view.path}:{view.line}  ^{view.block_id}"))
+    print(sanitize(view.text))
+    for citation in view.citations:
+        for source in citation.sources:
+            print(sanitize(f"[^{citation.id}] {citation.time or 'undated'}  {source.source_id or source.target}"))
+            if source.record:
+                print(sanitize(f"    {source.record}"))
+    return 0
+
+
+def positive_int(text: str) -> int:
+    """argparse type for counts (top-k, window sizes)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError("must be positive")
+    return value

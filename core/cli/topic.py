@@ -1,0 +1,74 @@
+"""`scriptorium topic save|retire`: a human's edit of memory, through the transaction.
+
+Exit codes: 0 installed, 1 rejected (diagnostics printed), 75 the workspace lock
+is busy (retry later).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from ..memory import LockBusy, TransactionResult, Workspace, WorkspaceError, retire_block, save_topic
+from .common import CliContext, CliError, add_json_flag, emit_json
+
+EXIT_RETRYABLE = 75
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("topic", help="edit topics through the validated transaction")
+    ts = p.add_subparsers(dest="topic_command", metavar="ACTION", required=True)
+
+    save = ts.add_parser("save", help="replace a topic's text (a new path creates the topic)")
+    save.add_argument("topic", help="path under topics/, e.g. people/ada.md (core.md is the canonical core)")
+    save.add_argument("--from", dest="source", required=True, metavar="FILE", help="the new text ('-' reads stdin)")
+    add_json_flag(save)
+    save.set_defaults(func=cmd_save)
+
+    retire = ts.add_parser("retire", help="take a block out of memory, recording why")
+    retire.add_argument("topic", help="path under topics/ holding the block")
+    retire.add_argument("block_id")
+    retire.add_argument("--reason", required=True, help="why the block leaves (recorded in the audit log)")
+    add_json_flag(retire)
+    retire.set_defaults(func=cmd_retire)
+
+
+def report(result: TransactionResult, as_json: bool) -> int:
+    if as_json:
+        emit_json(result.to_json())
+    elif result.outcome == "installed":
+        print(f"installed {result.commit or '(no change)'}")
+        for path in result.changed_files:
+            print(f"  {path}")
+    else:
+        print("rejected:")
+        for d in result.diagnostics:
+            where = f"{d.file}:{d.line}" if d.line else (d.file or "workspace")
+            block = f" ^{d.block_id}" if d.block_id else ""
+            print(f"  {where}: [{d.rule}]{block} {d.message}\n    fix: {d.hint}")
+    return 0 if result.outcome == "installed" else 1
+
+
+def _run(action: Callable[[], TransactionResult], as_json: bool) -> int:
+    try:
+        return report(action(), as_json)
+    except LockBusy as exc:
+        raise CliError(str(exc), EXIT_RETRYABLE) from exc
+    except WorkspaceError as exc:
+        raise CliError(str(exc), EXIT_RETRYABLE if exc.retryable else 1) from exc
+
+
+def cmd_save(args: argparse.Namespace, ctx: CliContext) -> int:
+    try:
+        data = sys.stdin.buffer.read() if args.source == "-" else Path(args.source).read_bytes()
+    except OSError as exc:
+        raise CliError(f"cannot read {args.source}: {exc.strerror}") from exc
+    ws = Workspace.open(ctx.state_dir)
+    return _run(lambda: save_topic(ws, args.topic, data), args.json)
+
+
+def cmd_retire(args: argparse.Namespace, ctx: CliContext) -> int:
+    ws = Workspace.open(ctx.state_dir)
+    return _run(lambda: retire_block(ws, args.topic, args.block_id, args.reason), args.json)

@@ -1,0 +1,219 @@
+"""Install a validated transaction all or nothing, and repair a crashed one on open.
+
+A redo journal with a backup:
+
+1. `prepared` — every new file's bytes are written (and synced) under
+   `<mem>/.scriptorium-block-backup/new/`, and every file about to be replaced or
+   deleted is hard-linked under `…/old/` (the old inode survives the replace).
+2. `journal` — `.scriptorium/journal.json` is written atomically: from here on the
+   transaction will be completed.
+3. `replace` — each file is moved into place (`os.replace`) or deleted.
+4. `installed` — then `committed` (git) and `audited` (audit log), then cleanup.
+
+A crash before the journal exists leaves the workspace untouched (the next open
+deletes the stray backup). A crash after it is rolled forward on the next open:
+moving the remaining files is idempotent, the commit is made unless HEAD already
+carries the transaction's trailer, the audit record is appended unless present.
+An exception inside this process before the commit rolls back from `old/`
+instead (journal phase `rollback`, which a crash mid-rollback also completes).
+Either way the workspace ends as the old one or the new one, never a mix, and git
+agrees with the files.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import git
+
+from ..fsutil import atomic_write_text, fsync_dir
+from . import audit, history
+from .errors import InstallError
+
+JOURNAL = "journal.json"
+BACKUP = ".scriptorium-block-backup"
+
+# Fault injection: called with the name of each install step ("prepared", "journal",
+# "replace" after every file, "installed", "committed", "audited"). Tests set it to
+# crash there; it is None in normal operation.
+crash_hook: Callable[[str], None] | None = None
+
+
+def _checkpoint(name: str) -> None:
+    if crash_hook is not None:
+        crash_hook(name)
+
+
+@dataclass(frozen=True)
+class Change:
+    path: str  # relative to the workspace root
+    data: bytes | None  # None: delete the file
+
+
+def _write_synced(path: Path, data: bytes) -> None:
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    with open(path, "wb", opener=lambda p, flags: os.open(p, flags, 0o600)) as fh:
+        fh.write(data)
+        fh.flush()
+        os.fsync(fh.fileno())
+
+
+def _prune_empty(directory: Path, root: Path) -> None:
+    """Remove empty directories left by deletions, below the top-level names."""
+    while directory != root and directory.parent != root:
+        try:
+            directory.rmdir()
+        except OSError:
+            return
+        directory = directory.parent
+
+
+def _apply(root: Path, entries: list[dict[str, Any]]) -> None:
+    new_dir = root / BACKUP / "new"
+    touched: set[Path] = set()
+    for entry in entries:
+        target = root / entry["path"]
+        if entry["write"]:
+            staged = new_dir / entry["path"]
+            if staged.exists():  # else: moved into place before a crash
+                target.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+                os.replace(staged, target)
+                os.chmod(target, 0o600)
+        else:
+            try:
+                target.unlink()
+            except FileNotFoundError:
+                pass
+            _prune_empty(target.parent, root)
+        touched.add(target.parent)
+        _checkpoint("replace")
+    for directory in touched:
+        fsync_dir(directory)
+
+
+def _restore(root: Path, entries: list[dict[str, Any]]) -> None:
+    old_dir = root / BACKUP / "old"
+    for entry in entries:
+        target = root / entry["path"]
+        if entry["existed"]:
+            kept = old_dir / entry["path"]
+            if kept.exists():
+                target.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+                os.replace(kept, target)
+        else:
+            try:
+                target.unlink()
+            except FileNotFoundError:
+                pass
+            _prune_empty(target.parent, root)
+
+
+def _cleanup(root: Path, runtime: Path) -> None:
+    shutil.rmtree(root / BACKUP, ignore_errors=True)
+    try:
+        (runtime / JOURNAL).unlink()
+    except FileNotFoundError:
+        pass
+
+
+def _finish(root: Path, runtime: Path, journal: dict[str, Any], sha: str | None) -> None:
+    record = dict(journal["audit"], commit=sha)
+    if not audit.has_record(runtime, journal["txn"]):
+        audit.append_record(runtime, record)
+    _checkpoint("audited")
+    _cleanup(root, runtime)
+
+
+def _commit_once(repo: git.Repo, journal: dict[str, Any]) -> str | None:
+    if history.head_transaction(repo) == journal["txn"]:
+        return history.head_sha(repo)
+    return history.commit(repo, journal["message"], journal["txn"]) if journal["commit"] else None
+
+
+def install(
+    root: Path, runtime: Path, repo: git.Repo, changes: list[Change], *,
+    txn: str, message: str, audit_record: dict[str, Any],
+) -> str | None:
+    """Install `changes` (paths relative to `root`); returns the commit sha (None when
+    no versioned file changed). Raises `InstallError` after rolling back."""
+    backup = root / BACKUP
+    shutil.rmtree(backup, ignore_errors=True)
+    entries = []
+    synced: set[Path] = set()
+    for change in changes:
+        target = root / change.path
+        existed = target.is_file()
+        if change.data is not None:
+            staged = backup / "new" / change.path
+            _write_synced(staged, change.data)
+            synced.add(staged.parent)
+        if existed:
+            kept = backup / "old" / change.path
+            kept.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            os.link(target, kept)
+        entries.append({"path": change.path, "write": change.data is not None, "existed": existed})
+    for directory in synced:
+        fsync_dir(directory)
+    _checkpoint("prepared")
+    journal = {
+        "txn": txn, "phase": "install", "message": message, "entries": entries, "audit": audit_record,
+        "commit": any(not e["path"].startswith(runtime.name + "/") for e in entries),
+    }
+    atomic_write_text(runtime / JOURNAL, json.dumps(journal, ensure_ascii=False))
+    _checkpoint("journal")
+    try:
+        _apply(root, entries)
+        _checkpoint("installed")
+        sha = _commit_once(repo, journal)
+        _checkpoint("committed")
+    except Exception as exc:
+        if history.head_transaction(repo) == txn:  # the commit landed: finish instead
+            _finish(root, runtime, journal, history.head_sha(repo))
+            return history.head_sha(repo)
+        _rollback(root, runtime, repo, journal)
+        raise InstallError(f"install failed and was rolled back: {exc}") from exc
+    _finish(root, runtime, journal, sha)
+    return sha
+
+
+def _rollback(root: Path, runtime: Path, repo: git.Repo, journal: dict[str, Any]) -> None:
+    atomic_write_text(runtime / JOURNAL, json.dumps(dict(journal, phase="rollback"), ensure_ascii=False))
+    _restore(root, journal["entries"])
+    repo.git.reset("-q")  # the index may hold a half-made commit's staging
+    _cleanup(root, runtime)
+
+
+def recover(root: Path, runtime: Path, repo: git.Repo) -> bool:
+    """Complete or undo an install a crash interrupted. Call with the write lock held.
+    Returns True when there was something to repair."""
+    path = runtime / JOURNAL
+    try:
+        journal = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        if (root / BACKUP).exists():
+            shutil.rmtree(root / BACKUP, ignore_errors=True)  # crashed before the journal: nothing installed
+            return True
+        return False
+    except ValueError:
+        journal = None
+    if not isinstance(journal, dict) or journal.get("phase") not in ("install", "rollback"):
+        # An atomic write cannot leave a torn journal; a foreign one is not ours to act on.
+        raise InstallError(f"unreadable install journal {path}; inspect it and remove it to continue")
+    lock = root / ".git" / "index.lock"
+    if lock.exists():
+        lock.unlink()  # left by our own interrupted commit: we hold the write lock
+    if journal["phase"] == "rollback":
+        _restore(root, journal["entries"])
+        repo.git.reset("-q")
+        _cleanup(root, runtime)
+        return True
+    _apply(root, journal["entries"])
+    sha = _commit_once(repo, journal)
+    _finish(root, runtime, journal, sha)
+    return True

@@ -1,0 +1,593 @@
+"""The one transaction every change to memory goes through (DESIGN §6).
+
+    with Transaction(ws, "edit", "fix Ada's drink") as txn:
+        txn.write_topic("people/ada.md", new_text)     # a human's new text
+        # or: txn.apply(lambda topics_dir: ...)         # a writer/organizer working in the stage
+        result = txn.commit()                           # installed, or rejected with diagnostics
+
+Order, as the design fixes it: the write lock is taken (a wait longer than the
+timeout raises the retryable `LockBusy`); an interrupted earlier install is repaired;
+the baseline (topic bytes, block ids, links, sources) is read from the live workspace
+BEFORE anything is copied; a fresh stage is made in a temp directory with `topics/`
+writable and `sources/` read-only at the file-system level; the edit is applied; the
+changed files are normalized (normalize.py) and everything is validated
+(validate.py); only then are the derived views rebuilt and the whole change
+installed (install.py), committed to git and audited. A rejection changes no byte.
+
+`check()` (or `Transaction(..., preview=True)` then `commit()`) validates and computes
+the result and its diff without installing: the sleep preview. `reset()` puts the
+stage back for a repair attempt. `archive(records)` appends evidence into the stage
+as the transaction itself (the editor never writes `sources/`); its ids become the
+batch whose records a writer's new blocks must cite.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import secrets
+import shutil
+import tempfile
+import time
+from collections.abc import Callable, Iterable
+from contextlib import ExitStack
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING, Any
+
+from ..paths import StatePaths
+from ..runtime_state import load_runtime, save_runtime
+from . import derived, install
+from .core_render import CORE_TOPIC, CoreRender, render_core
+from .errors import ArchiveError, TopicPathError, TransactionClosed
+from .normalize import Context, Normalized, Normalizer, prune
+from .retired import RETIRED_NAME, dump_retired, load_retired
+from .sources import (
+    SourceIndex,
+    SourceRecord,
+    anchor_for,
+    archive_path,
+    colliding_paths,
+    group_by_archive,
+    plan_append,
+)
+from .topics import TopicDoc, parse_cached, relative_link, resolve_topic_link, without_block
+from .validate import Diagnostic, Plan, validate
+
+if TYPE_CHECKING:
+    from .workspace import Workspace
+
+KINDS = ("write", "sleep", "edit", "revert", "migrate")
+DERIVED_FILES = ("core.md", "relations.json", "recent_events.jsonl")
+_DIFFED = ("topics/", "sources/", "core.md")
+
+
+def topic_rel(topic: str) -> str:
+    """A user-given topic path as a path under `topics/` (`people/ada.md`; `core.md` is
+    the canonical core). Refuses anything that is not a `.md` file inside `topics/`."""
+    raw = topic.replace("\\", "/")
+    if raw.startswith("topics/"):
+        raw = raw[len("topics/"):]
+    path = PurePosixPath(raw)
+    if (not raw or path.is_absolute() or any(part in ("", ".", "..") for part in raw.split("/"))
+            or path.suffix != ".md" or any(part.startswith(".") for part in path.parts)):
+        raise TopicPathError(f"not a topic path (a .md file under topics/): {topic}")
+    return path.as_posix()
+
+
+@dataclass
+class TransactionResult:
+    outcome: str  # "installed" | "rejected" | "previewed"
+    kind: str
+    summary: str
+    commit: str | None = None
+    changed_files: list[str] = field(default_factory=list)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    created_blocks: list[str] = field(default_factory=list)
+    retired: list[dict[str, str]] = field(default_factory=list)
+    archived: list[str] = field(default_factory=list)  # source ids newly appended
+    core: CoreRender | None = None
+    before: dict[str, bytes | None] = field(default_factory=dict, repr=False)
+    after: dict[str, bytes | None] = field(default_factory=dict, repr=False)
+
+    @property
+    def ok(self) -> bool:
+        return self.outcome != "rejected"
+
+    @property
+    def changed_topics(self) -> list[str]:
+        return [f for f in self.changed_files if f.startswith("topics/")]
+
+    @property
+    def diff(self) -> str:
+        """Unified diff of what the edit did (topics, sources, the rendered core)."""
+        out = []
+        for path in self.changed_files:
+            if not path.startswith(_DIFFED):
+                continue
+            old = (self.before.get(path) or b"").decode("utf-8", errors="replace").splitlines(keepends=True)
+            new = (self.after.get(path) or b"").decode("utf-8", errors="replace").splitlines(keepends=True)
+            out.extend(difflib.unified_diff(old, new, f"a/{path}", f"b/{path}"))
+        return "".join(out)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "outcome": self.outcome,
+            "commit": self.commit,
+            "changed_files": self.changed_files,
+            "diagnostics": [d.to_json() for d in self.diagnostics],
+        }
+
+
+def _walk_files(root: Path) -> Iterable[tuple[str, Path]]:
+    """(posix path relative to `root`, path) of every regular file, symlinks skipped."""
+    for dirpath, dirnames, filenames in os.walk(root):
+        base = Path(dirpath)
+        dirnames[:] = sorted(d for d in dirnames if not (base / d).is_symlink())
+        for name in sorted(filenames):
+            path = base / name
+            if not path.is_symlink() and path.is_file():
+                yield path.relative_to(root).as_posix(), path
+
+
+def _read(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+        return None
+
+
+def _one_line(text: str, limit: int = 200) -> str:
+    text = " ".join("".join(ch if ch.isprintable() else " " for ch in text).split())
+    return text if len(text) <= limit else text[: limit - 1] + "\u2026"
+
+
+class Transaction:
+    """A staged change to the workspace; use as a context manager (holds the write lock)."""
+
+    def __init__(
+        self, workspace: Workspace, kind: str, summary: str = "", *,
+        evidence: Iterable[str] | None = None, lock_timeout: float = 5.0,
+        preview: bool = False, manual_sources: bool | None = None,
+    ) -> None:
+        if kind not in KINDS:
+            raise ValueError(f"transaction kind must be one of {', '.join(KINDS)}: {kind!r}")
+        self.ws = workspace
+        self.kind = kind
+        self.summary = summary
+        self.preview = preview
+        self.lock_timeout = lock_timeout
+        self.manual_sources = kind == "edit" if manual_sources is None else manual_sources
+        self.evidence: set[str] | None = (
+            None if evidence is None else {f"{archive_path(s)}#{anchor_for(s)}" for s in evidence}
+        )
+        self._stack: ExitStack | None = None
+        self._closed = False
+        self._retire: dict[str, str] = {}
+        self._conflicts: list[Diagnostic] = []
+        self._archived: list[str] = []
+        self._at = time.time()
+
+    # -- lifecycle ------------------------------------------------------------------------
+
+    def __enter__(self) -> Transaction:
+        self.open()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def open(self) -> None:
+        if self._stack is not None or self._closed:
+            raise TransactionClosed("a transaction opens once")
+        stack = ExitStack()
+        try:
+            stack.enter_context(self.ws.lock(self.lock_timeout))
+            self.ws.recover_locked()
+            self._read_baseline()
+            self._make_stage()
+            stack.callback(shutil.rmtree, self._tmp, ignore_errors=True)
+            stack.callback(self._unlock_stage_sources)
+        except BaseException:
+            stack.close()
+            raise
+        self._stack = stack
+
+    def close(self) -> None:
+        self._closed = True
+        if self._stack is not None:
+            stack, self._stack = self._stack, None
+            stack.close()
+
+    def _ensure_open(self) -> None:
+        if self._stack is None:
+            raise TransactionClosed("the transaction is not open (use it as a context manager)")
+
+    # -- baseline and stage -----------------------------------------------------------------
+
+    def _read_baseline(self) -> None:
+        ws = self.ws
+        self._live: dict[str, bytes] = {}
+        for rel, path in _walk_files(ws.topics):
+            if rel.endswith(".md"):
+                self._live[rel] = path.read_bytes()
+        self._live_docs: dict[str, TopicDoc] = {
+            rel: parse_cached(rel, data.decode("utf-8", errors="replace")) for rel, data in self._live.items()
+        }
+        self._live_sources = {rel: path for rel, path in _walk_files(ws.sources)}
+        self._runtime = load_runtime(ws.paths)
+        self._retired = load_retired(ws.runtime)
+
+    def _make_stage(self) -> None:
+        self._tmp = Path(tempfile.mkdtemp(prefix="scriptorium-stage-"))
+        self.stage = self._tmp / "memory"
+        topics = self.stage / "topics"
+        topics.mkdir(parents=True)
+        for rel, data in self._live.items():
+            target = topics / rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(data)
+        sources = self.stage / "sources"
+        sources.mkdir()
+        for rel, path in self._live_sources.items():
+            target = sources / rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(path, target)
+        self._own_sources: dict[str, bytes] = {}  # sources/… -> bytes the transaction appended
+        self._lock_stage_sources()
+        self._fingerprint = self._source_stats()
+
+    def _lock_stage_sources(self) -> None:
+        for dirpath, _dirs, files in os.walk(self.stage / "sources", topdown=False):
+            for name in files:
+                os.chmod(Path(dirpath) / name, 0o444)
+            os.chmod(dirpath, 0o555)
+
+    def _unlock_stage_sources(self) -> None:
+        for dirpath, dirs, _files in os.walk(self.stage / "sources"):
+            os.chmod(dirpath, 0o755)
+            for name in dirs:
+                os.chmod(Path(dirpath) / name, 0o755)
+
+    def _source_stats(self) -> dict[str, tuple[int, ...]]:
+        out = {}
+        for dirpath, dirs, files in os.walk(self.stage / "sources"):
+            for name in dirs + files:
+                path = Path(dirpath) / name
+                st = path.lstat()
+                key = path.relative_to(self.stage).as_posix()
+                out[key] = (st.st_mode, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
+        return out
+
+    @property
+    def topics_dir(self) -> Path:
+        """The stage's `topics/`: where an editor works."""
+        self._ensure_open()
+        return self.stage / "topics"
+
+    @property
+    def sources_dir(self) -> Path:
+        """The stage's read-only `sources/` (the batch's records included once archived)."""
+        self._ensure_open()
+        return self.stage / "sources"
+
+    # -- edits ---------------------------------------------------------------------------------
+
+    def live_text(self, topic: str) -> str | None:
+        """The topic as it is in the live workspace (the baseline), or None."""
+        data = self._live.get(topic_rel(topic))
+        return None if data is None else data.decode("utf-8", errors="replace")
+
+    def read_topic(self, topic: str) -> str | None:
+        self._ensure_open()
+        data = _read(self.topics_dir / topic_rel(topic))
+        return None if data is None else data.decode("utf-8", errors="replace")
+
+    def write_topic(self, topic: str, text: str | bytes, *, base: str | None = None) -> None:
+        """Replace a topic's text (creating it if new); bytes are checked as UTF-8 by
+        validation. With `base`, the text the editor started from: if the live topic
+        differs, the transaction is rejected (`conflict`)."""
+        self._ensure_open()
+        rel = topic_rel(topic)
+        if base is not None and self.live_text(rel) != base:
+            self._conflicts.append(Diagnostic(
+                "conflict", f"topics/{rel}", None, None, f"topics/{rel} changed on disk since the edit began",
+                "reload the topic (or keep your draft) and save again"))
+        target = self.topics_dir / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(text if isinstance(text, bytes) else text.encode("utf-8"))
+
+    def delete_topic(self, topic: str) -> None:
+        self._ensure_open()
+        (self.topics_dir / topic_rel(topic)).unlink(missing_ok=True)
+
+    def apply(self, edit: Callable[[Path], object]) -> None:
+        """Let `edit(topics_dir)` change the staged topics (a writer's or organizer's tools)."""
+        self._ensure_open()
+        edit(self.topics_dir)
+
+    def retire(self, block_id: str, reason: str) -> None:
+        """Allow `block_id` to leave memory, for `reason` (recorded in the audit log)."""
+        reason = _one_line(reason, 500)
+        if not reason:
+            raise ValueError("retiring a block needs a reason")
+        self._retire[block_id] = reason
+
+    def archive(self, records: Iterable[SourceRecord]) -> list[str]:
+        """Append `records` to the staged archive (idempotent); their ids join this
+        transaction's evidence. Returns the ids of all `records`."""
+        self._ensure_open()
+        records = list(records)
+        groups = group_by_archive(records)
+        existing = [f"sources/{rel}" for rel in self._live_sources] + list(self._own_sources)
+        if bad := colliding_paths(groups, existing):
+            raise ArchiveError(f"archive path collides with an existing one: {bad[0]}")
+        self._unlock_stage_sources()
+        try:
+            for rel, batch in groups.items():
+                target = self.stage / rel
+                new, added = plan_append(_read(target), rel, batch)
+                if new is None:
+                    continue
+                target.parent.mkdir(parents=True, exist_ok=True)
+                if target.exists():
+                    os.chmod(target, 0o644)
+                target.write_bytes(new)
+                self._own_sources[rel] = new
+                self._archived += added
+        finally:
+            self._lock_stage_sources()
+        self._fingerprint = self._source_stats()
+        ids = [r.source_id for r in records]
+        self.evidence = (self.evidence or set()) | {f"{archive_path(s)}#{anchor_for(s)}" for s in ids}
+        return ids
+
+    def reset(self) -> None:
+        """Put the staged topics back as they are live (a repair attempt starts over);
+        archived evidence stays, retirements are forgotten."""
+        self._ensure_open()
+        shutil.rmtree(self.topics_dir)
+        self.topics_dir.mkdir()
+        for rel, data in self._live.items():
+            target = self.topics_dir / rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(data)
+        self._retire.clear()
+        self._conflicts.clear()
+
+    # -- judging ---------------------------------------------------------------------------
+
+    def _stage_topics(self, diags: list[Diagnostic]) -> dict[str, bytes]:
+        files: dict[str, bytes] = {}
+        for dirpath, dirnames, filenames in os.walk(self.topics_dir):
+            base = Path(dirpath)
+            for name in sorted(dirnames + filenames):
+                path = base / name
+                rel = path.relative_to(self.topics_dir).as_posix()
+                if path.is_symlink():
+                    diags.append(Diagnostic("parse", f"topics/{rel}", None, None, "symlinks are not allowed in topics/",
+                                            "replace the link with a real file or remove it"))
+                elif name in filenames:
+                    if name.endswith(".md"):
+                        files[rel] = path.read_bytes()
+                    else:
+                        diags.append(Diagnostic("parse", f"topics/{rel}", None, None, "only .md topic files belong in topics/",
+                                                "remove the file or rename it to .md"))
+            dirnames[:] = [d for d in dirnames if not (base / d).is_symlink()]
+        return files
+
+    def _check_sources(self) -> list[Diagnostic]:
+        if self._source_stats() == self._fingerprint:
+            return []
+        diags = []
+        expected = {f"sources/{rel}": path for rel, path in self._live_sources.items()}
+        seen = set()
+        for rel, path in _walk_files(self.stage / "sources"):
+            key = f"sources/{rel}"
+            seen.add(key)
+            want = self._own_sources.get(key)
+            if want is None and key in expected:
+                want = expected[key].read_bytes()
+            got = path.read_bytes()
+            if got != want:
+                line = 1
+                if want is not None:
+                    common = os.path.commonprefix([got, want])
+                    line = common.count(b"\n") + 1
+                diags.append(Diagnostic("sources-append-only", key, line, None,
+                                        f"{key} was changed by the edit" if want is not None else f"{key} was added by the edit",
+                                        "never write under sources/: evidence is archived by the runtime"))
+        for key in sorted((set(expected) | set(self._own_sources)) - seen):
+            diags.append(Diagnostic("sources-append-only", key, None, None, f"{key} was removed by the edit",
+                                    "never write under sources/: evidence is archived by the runtime"))
+        return diags
+
+    def check(self) -> TransactionResult:
+        """Validate the staged edit and compute what installing it would change."""
+        self._ensure_open()
+        result = TransactionResult("previewed", self.kind, self.summary)
+        diags: list[Diagnostic] = list(self._conflicts)
+        staged = self._stage_topics(diags)
+        diags += self._check_sources()
+
+        changed_raw = {rel: data for rel, data in staged.items() if self._live.get(rel) != data}
+        texts: dict[str, str] = {}
+        for rel in sorted(changed_raw):
+            try:
+                texts[rel] = changed_raw[rel].decode("utf-8")
+            except UnicodeDecodeError as exc:
+                line = changed_raw[rel][: exc.start].count(b"\n") + 1
+                diags.append(Diagnostic("parse", f"topics/{rel}", line, None, "the file is not valid UTF-8",
+                                        "save the file as UTF-8"))
+        if diags:
+            return self._rejected(result, diags)
+
+        committed = {bid: self._live_docs[rel] for rel in sorted(self._live_docs, reverse=True)
+                     for bid, _line in self._live_docs[rel].block_ids}
+        stage_index = SourceIndex(self.stage)
+        ctx = Context(
+            committed=set(committed), committed_docs=committed, taken=set(committed) | set(self._retired),
+            frame_exists=lambda rel, anchor: (scan := stage_index.scan(rel)) is not None and anchor in scan.by_anchor,
+            manual_at=self._at if self.manual_sources else None,
+        )
+        normalizer = Normalizer(ctx)
+        normalized: dict[str, Normalized] = {rel: normalizer.normalize(rel, text) for rel, text in texts.items()}
+        manual = [r for n in normalized.values() for r in n.manual]
+        overlay, manual_ids = self._plan_manual(manual)
+        sources = SourceIndex(self.stage, overlay)
+        stage_docs = {rel: self._live_docs[rel] for rel in staged if rel not in normalized}
+        stage_docs.update({rel: parse_cached(rel, n.text) for rel, n in normalized.items()})
+        assigned = {bid for n in normalized.values() for bid in n.assigned}
+        plan = Plan(self._live_docs, stage_docs, normalized, dict(self._retire), assigned, self.evidence, sources)
+        diags = validate(plan)
+        if diags:
+            return self._rejected(result, diags)
+
+        final: dict[str, str] = {rel: self._live_docs[rel].text for rel in staged if rel not in normalized}
+        for rel, n in normalized.items():
+            pruned = prune(rel, n.text)
+            if pruned is not None:
+                final[rel] = pruned
+        final = self._repoint_links(final, set(normalized))
+        docs = {rel: parse_cached(rel, text) for rel, text in final.items()}
+        self._compute_changes(result, docs, final, overlay, sources, assigned)
+        result.archived = self._archived + manual_ids
+        return result
+
+    def _rejected(self, result: TransactionResult, diags: list[Diagnostic]) -> TransactionResult:
+        result.outcome = "rejected"
+        result.diagnostics = sorted(diags, key=lambda d: (d.file or "", d.line or 0, d.rule))
+        return result
+
+    def _plan_manual(self, records: list[SourceRecord]) -> tuple[dict[str, bytes], list[str]]:
+        """The archives' bytes once the manual records are appended, and the new ids."""
+        overlay: dict[str, bytes] = {}
+        added_ids: list[str] = []
+        for rel, batch in group_by_archive(records).items():
+            new, added = plan_append(_read(self.stage / rel), rel, batch)
+            if new is not None:
+                overlay[rel] = new
+                added_ids += added
+        return overlay, added_ids
+
+    def _repoint_links(self, final: dict[str, str], changed: set[str]) -> dict[str, str]:
+        """Block links whose target moved to another file get the new relative path."""
+        where = {bid: rel for rel in sorted(final) for bid, _ in parse_cached(rel, final[rel]).block_ids}
+        live_where = {bid: rel for rel, doc in self._live_docs.items() for bid, _ in doc.block_ids}
+        moved = {bid for bid, rel in where.items() if live_where.get(bid, rel) != rel}
+        out = dict(final)
+        for rel, text in final.items():
+            doc = parse_cached(rel, text)
+            if rel not in changed and not any(bid in moved for bid, _ in doc.block_links):
+                continue
+            edits = []
+            for p in doc.paragraphs:
+                for link, path, bid in p.block_refs():
+                    home = where.get(bid)
+                    if home is not None and resolve_topic_link(rel, path) != home:
+                        target = ("" if home == rel else relative_link(rel, home)) + "#^" + bid
+                        edits.append((p.offset + link.target_start, p.offset + link.target_end, target))
+            for start, end, target in sorted(edits, reverse=True):
+                text = text[:start] + target + text[end:]
+            out[rel] = text
+        return out
+
+    def _compute_changes(
+        self, result: TransactionResult, docs: dict[str, TopicDoc], final: dict[str, str],
+        overlay: dict[str, bytes], sources: SourceIndex, assigned: set[str],
+    ) -> None:
+        ws = self.ws
+        after: dict[str, bytes | None] = {}
+        for rel in set(self._live) | set(final):
+            new = final[rel].encode("utf-8") if rel in final else None
+            if new != self._live.get(rel):
+                after[f"topics/{rel}"] = new
+        for rel, data in {**self._own_sources, **overlay}.items():
+            after[rel] = data  # compared with the live bytes below
+
+        units = derived.all_units(docs)
+        previous = self._runtime.get("creation_order") or {
+            u.memory_id: n for n, u in enumerate(derived.all_units(self._live_docs))}
+        order = derived.creation_order(previous, units)
+        budget = ws.core_budget()
+        for rel, data in derived.timeline(units).items():
+            after[rel] = data
+        for rel in [f"timeline/{r}" for r, _ in _walk_files(ws.root / "timeline")]:
+            after.setdefault(rel, None)
+        after["relations.json"] = derived.relations(units)
+        after["recent_events.jsonl"] = derived.recent_events(units, order, sources, ws.recent_limit())
+        core_doc = docs.get(CORE_TOPIC)
+        if core_doc is not None:
+            result.core = render_core(core_doc, budget, sources)
+            after["core.md"] = result.core.text.encode("utf-8")
+        elif CORE_TOPIC in self._live:
+            after["core.md"] = None  # the canonical core was deleted: so is its render
+
+        runtime = dict(self._runtime, creation_order=order)
+        save_runtime(StatePaths(self._tmp), runtime)
+        after[f"{ws.runtime.name}/runtime.json"] = (self._tmp / "memory" / ws.runtime.name / "runtime.json").read_bytes()
+        if self._retire:
+            registry = dict(self._retired)
+            for bid, reason in sorted(self._retire.items()):
+                home = next((rel for rel, doc in self._live_docs.items() if bid in {b for b, _ in doc.block_ids}), None)
+                entry = {"reason": reason, "file": f"topics/{home}" if home else None,
+                         "at": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+                registry[bid] = entry
+                result.retired.append({"id": bid, **entry})
+            after[f"{ws.runtime.name}/{RETIRED_NAME}"] = dump_retired(registry)
+
+        before = {path: (self._live.get(path[len("topics/"):]) if path.startswith("topics/") else _read(ws.root / path))
+                  for path in after}
+        changed = sorted(p for p in after if after[p] != before[p])
+        result.before = {p: before[p] for p in changed}
+        result.after = {p: after[p] for p in changed}
+        internal = ws.runtime.name + "/"
+        result.changed_files = [p for p in changed if not p.startswith(internal)]
+        result.created_blocks = sorted(assigned & {u.memory_id for u in units})
+
+    def commit(self) -> TransactionResult:
+        """Validate and, unless rejected or previewing, install, commit and audit."""
+        result = self.check()
+        if result.outcome == "rejected" or self.preview:
+            return result
+        ws = self.ws
+        txn = secrets.token_hex(8)
+        message = _one_line(f"{self.kind}: {self.summary or 'update memory'}")
+        record = {
+            "txn": txn, "at": datetime.now(timezone.utc).isoformat(timespec="seconds"), "kind": self.kind,
+            "summary": _one_line(self.summary, 500), "changed_files": result.changed_files,
+            "created_blocks": result.created_blocks, "retired": result.retired, "archived": result.archived,
+            "workspace": ws.id,
+        }
+        changes = [install.Change(path, result.after[path]) for path in sorted(result.after)]
+        if changes:
+            result.commit = install.install(ws.root, ws.runtime, ws.repo, changes, txn=txn, message=message,
+                                            audit_record=record)
+        result.outcome = "installed"
+        self.close()
+        return result
+
+
+def save_topic(workspace: Workspace, topic: str, text: str | bytes, *, summary: str | None = None,
+               base: str | None = None, lock_timeout: float = 5.0) -> TransactionResult:
+    """A human's edit of one topic (`people/ada.md`; `core.md` is the canonical core)."""
+    rel = topic_rel(topic)
+    with Transaction(workspace, "edit", summary or f"edit topics/{rel}", lock_timeout=lock_timeout) as txn:
+        txn.write_topic(rel, text, base=base)
+        return txn.commit()
+
+
+def retire_block(workspace: Workspace, topic: str, block_id: str, reason: str, *,
+                 lock_timeout: float = 5.0) -> TransactionResult:
+    """Take block `block_id` out of `topic` and record it as retired with `reason`.
+    Links elsewhere that still point at it reject the transaction."""
+    rel = topic_rel(topic)
+    with Transaction(workspace, "edit", f"retire ^{block_id} from topics/{rel}: {reason}",
+                     lock_timeout=lock_timeout) as txn:
+        txn.retire(block_id, reason)
+        text = txn.read_topic(rel)
+        if text is not None:
+            txn.write_topic(rel, without_block(parse_cached(rel, text), block_id))
+        return txn.commit()
+

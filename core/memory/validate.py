@@ -1,0 +1,171 @@
+"""The rules every transaction must pass (DESIGN §6), as structured diagnostics.
+
+A `Diagnostic` names the rule, the file and line (in the text the editor wrote), the
+block id when there is one, what is wrong and how to fix it; the writer's repair
+prompt and the TUI's inline display are both built from it.
+
+Cost follows the edit: files the edit changed are checked completely (parse,
+citations against the archive, links); every other file only as far as ids and
+links are concerned — its ids still count for uniqueness, and its links are checked
+against the blocks this edit removes. Unchanged files were valid when installed
+and sources only grow, so nothing else about them can have broken.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from dataclasses import asdict, dataclass
+
+from .normalize import Normalized
+from .sources import SourceIndex
+from .topics import UNUSED_DEFINITION, TopicDoc, is_relative_target, topic_rel_to_root
+
+RULES: dict[str, str] = {
+    "sources-append-only": "existing bytes under sources/ are never changed by an edit",
+    "block-id-kept": "every block id that existed before still exists, unless explicitly retired",
+    "block-id-unique": "no block id appears twice",
+    "retire": "a retirement names a block that existed, and that block is gone",
+    "link-resolves": "every link to topic#^block points at an existing block",
+    "citation-exists": "every cited source exists in the archive",
+    "citation-in-batch": "a writer's new blocks cite this batch; no new evidence comes from outside it",
+    "citation-required": "every paragraph is a block citing its evidence",
+    "parse": "every file is UTF-8 topic Markdown with well-formed block ids and footnotes",
+    "conflict": "the workspace has not changed since the edit began",
+}
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    rule: str
+    file: str | None  # relative to the workspace root, e.g. "topics/people/ada.md"
+    line: int | None
+    block_id: str | None
+    message: str
+    hint: str
+
+    def to_json(self) -> dict[str, object]:
+        return asdict(self)
+
+
+@dataclass
+class Plan:
+    """What one validation looks at. Topic paths are relative to `topics/`."""
+
+    live: dict[str, TopicDoc]  # the workspace before the edit
+    stage: dict[str, TopicDoc]  # every topic after the edit (normalized)
+    changed: dict[str, Normalized]  # the files the edit changed and that still exist
+    retire: dict[str, str]  # block id -> reason
+    assigned: set[str]  # block ids given out by this transaction
+    evidence: set[str] | None  # this batch's sources as root targets; None = unrestricted
+    sources: SourceIndex  # the staged archive
+
+
+def _topic_link_path(rel: str, target: str) -> str | None:
+    """The topic a relative `.md` link points at (relative to topics/), if it stays inside."""
+    if not is_relative_target(target):
+        return None
+    path = target.partition("#")[0]
+    if not path.endswith(".md"):
+        return None
+    resolved = posixpath.normpath(posixpath.join(posixpath.dirname(rel), path))
+    return None if resolved.startswith("..") else resolved
+
+
+def validate(plan: Plan) -> list[Diagnostic]:
+    out: list[Diagnostic] = []
+
+    def at(rel: str, line: int) -> int:
+        norm = plan.changed.get(rel)
+        return norm.editor_line(line) if norm else line
+
+    def add(rule: str, rel: str | None, line: int | None, block_id: str | None, message: str, hint: str) -> None:
+        out.append(Diagnostic(rule, f"topics/{rel}" if rel else None, at(rel, line) if rel and line else line,
+                              block_id, message, hint))
+
+    # 5. every changed file parses
+    for rel in sorted(plan.changed):
+        for issue in plan.stage[rel].issues:
+            if issue.rule != UNUSED_DEFINITION:
+                add(issue.rule, rel, issue.line, issue.block_id, issue.message, issue.hint)
+
+    # 2. ids kept, unique, retirements honoured
+    live_ids = {bid: (rel, line) for rel, doc in plan.live.items() for bid, line in doc.block_ids}
+    seen: dict[str, tuple[str, int]] = {}
+    for rel in sorted(plan.stage):
+        for bid, line in plan.stage[rel].block_ids:
+            first = seen.get(bid)
+            if first is None:
+                seen[bid] = (rel, line)
+            elif rel in plan.changed or first[0] in plan.changed:
+                where = (rel, line) if rel in plan.changed else first
+                other = first if where == (rel, line) else (rel, line)
+                add("block-id-unique", where[0], where[1], bid,
+                    f"block id ^{bid} appears twice (also topics/{other[0]} line {at(other[0], other[1])})",
+                    "keep the id on one paragraph only; a copied paragraph gets its own id when you drop the ^id")
+    for bid, (rel, line) in sorted(live_ids.items(), key=lambda kv: kv[1]):
+        if bid not in seen and bid not in plan.retire:
+            # The line where the block stood before the edit: the draft no longer has it.
+            out.append(Diagnostic("block-id-kept", f"topics/{rel}", line, bid,
+                f"block ^{bid} (topics/{rel} line {line}) is missing",
+                f"keep ^{bid} at the end of its paragraph (text may change, the id may not), "
+                "or retire the block explicitly with a reason"))
+    for bid in sorted(plan.retire):
+        if bid not in live_ids:
+            add("retire", None, None, bid, f"there is no block ^{bid} to retire", "retire an id that exists")
+        elif bid in seen:
+            rel, line = seen[bid]
+            add("retire", rel, line, bid, f"block ^{bid} is retired but still present",
+                "remove the retired paragraph (or its ^id) from the topic")
+
+    # 3. links resolve
+    removed = set(live_ids) - set(seen)
+    for rel in sorted(plan.stage):
+        doc = plan.stage[rel]
+        if rel not in plan.changed:
+            for bid, line in doc.block_links:
+                if bid in removed:
+                    add("link-resolves", rel, line, bid, f"links to block ^{bid}, which this change removes",
+                        "repoint the link to another block (path.md#^id) or remove it in the same change")
+            continue
+        for p in doc.paragraphs:
+            for link in p.links:
+                ref = link.block_ref
+                if ref is not None:
+                    if ref[1] not in seen:
+                        add("link-resolves", rel, p.line, p.block_id, f"dangling block link: {link.target}",
+                            "link to an existing block as [text](path.md#^id)")
+                elif _topic_link_path(rel, link.target) is not None:
+                    add("link-resolves", rel, p.line, p.block_id, f"topic link without a block: {link.target}",
+                        "links between topics must name a block: [text](path.md#^id)")
+
+    # 4. citations exist (and, for a writer's batch, come from it)
+    baseline_targets: set[str] = set()
+    if plan.evidence is not None:
+        for doc in plan.live.values():
+            baseline_targets |= doc.cited_targets
+    for rel in sorted(plan.changed):
+        doc = plan.stage[rel]
+        cited = doc.cited_ids()
+        missing = set()
+        for d in doc.definition_list:
+            if d.id not in cited:
+                continue
+            for s in d.sources:
+                if plan.sources.resolve(topic_rel_to_root(rel, s.target.strip())) is None:
+                    missing.add(d.id)
+                    add("citation-exists", rel, d.line, None, f"missing source reference: {s.target}",
+                        "cite a record that exists in sources/ (path relative to this file, #source-… anchor)")
+        if plan.evidence is None:
+            continue
+        for p in doc.blocks:
+            if any(c.id in missing for c in p.citations):
+                continue  # already rejected for the missing source
+            targets = {topic_rel_to_root(rel, s.target.strip())
+                       for c in p.citations if c.id in doc.definitions for s in doc.definitions[c.id].sources}
+            if plan.evidence and set(p.ids) & plan.assigned and not targets & plan.evidence:
+                add("citation-in-batch", rel, p.line, p.block_id, "new block cites none of this batch's records",
+                    "cite at least one record of the batch you are writing")
+            for target in sorted(targets - baseline_targets - plan.evidence):
+                add("citation-in-batch", rel, p.line, p.block_id, f"cites a source outside this batch: {target}",
+                    "cite only this batch's records, or evidence the workspace already cites")
+    return out

@@ -1,0 +1,182 @@
+"""The memory workspace `<state>/memory/`: layout, git, revision, recovery, reads.
+
+```
+memory/                       dir 0700, files 0600, a git repository
+  topics/**/*.md              canonical memory; topics/core.md is the canonical core
+  sources/<origin>/_v2/*.md   the append-only evidence archive
+  core.md, timeline/, relations.json, recent_events.jsonl   derived views
+  .scriptorium/               runtime: workspace-id, runtime.json, write.lock,
+                              audit.jsonl, retired.json, journal.json (mid-install)
+```
+
+`Workspace.open(state_dir)` makes sure the layout and the repository exist and
+repairs an install a crash interrupted (when no live transaction holds the lock).
+Every change goes through `Workspace.transaction(...)`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+import git
+
+from ..config import load_config
+from ..paths import StatePaths
+from ..tokens import count_tokens
+from . import audit, history, install
+from .core_render import CORE_TOPIC, DEFAULT_BUDGET, injection, render_core
+from .derived import RECENT_LIMIT
+from .errors import LockBusy
+from .lock import write_lock
+from .sources import SourceIndex
+from .topics import TopicDoc, parse_cached
+from .transaction import Transaction, topic_rel
+
+_INTERNAL_PREFIXES = (".scriptorium", ".nativemem")
+
+
+def _internal(name: str) -> bool:
+    return name == ".git" or any(name == p or name.startswith(p + "-") for p in _INTERNAL_PREFIXES)
+
+
+class Workspace:
+    def __init__(self, state_dir: str | os.PathLike[str]) -> None:
+        self.state_dir = Path(state_dir)
+        self.paths = StatePaths(self.state_dir)
+        self.root = self.paths.memory
+        self.runtime = self.paths.runtime
+        self.topics = self.root / "topics"
+        self.sources = self.root / "sources"
+
+    @classmethod
+    def open(cls, state_dir: str | os.PathLike[str]) -> Workspace:
+        ws = cls(state_dir)
+        ws.ensure()
+        try:
+            with ws.lock(0):
+                ws.recover_locked()
+        except LockBusy:
+            pass  # a live transaction holds the lock; it repairs before it begins
+        return ws
+
+    def ensure(self) -> None:
+        """Create the layout and the repository if missing (idempotent)."""
+        for directory in (self.root, self.topics, self.sources, self.runtime):
+            directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+        self.repo  # noqa: B018 - creates the repository on first use
+
+    @cached_property
+    def repo(self) -> git.Repo:
+        return history.ensure_repo(self.root)
+
+    @property
+    def id(self) -> str:
+        from ..marker import workspace_id
+
+        return workspace_id(self.state_dir)
+
+    @contextmanager
+    def lock(self, timeout: float) -> Iterator[None]:
+        with write_lock(self.runtime, timeout):
+            yield
+
+    def recover_locked(self) -> bool:
+        """Repair an interrupted install; the caller holds the write lock."""
+        return install.recover(self.root, self.runtime, self.repo)
+
+    def transaction(self, kind: str, summary: str = "", **options: Any) -> Transaction:
+        return Transaction(self, kind, summary, **options)
+
+    # -- reading ------------------------------------------------------------------------------
+
+    def topic_paths(self) -> list[str]:
+        """Every topic file, relative to `topics/`, sorted."""
+        out = []
+        for dirpath, dirnames, filenames in os.walk(self.topics):
+            base = Path(dirpath)
+            dirnames[:] = [d for d in dirnames if not (base / d).is_symlink()]
+            out += [(base / n).relative_to(self.topics).as_posix() for n in filenames
+                    if n.endswith(".md") and not (base / n).is_symlink()]
+        return sorted(out)
+
+    def read_topic(self, topic: str) -> str | None:
+        try:
+            return (self.topics / topic_rel(topic)).read_text(encoding="utf-8", errors="replace")
+        except FileNotFoundError:
+            return None
+
+    def topic(self, topic: str) -> TopicDoc | None:
+        """The parsed live topic (cached per content)."""
+        rel = topic_rel(topic)
+        text = self.read_topic(rel)
+        return None if text is None else parse_cached(rel, text)
+
+    def revision(self) -> str:
+        """sha256 over every visible file (and runtime.json), formats §2.3: first 32 hex."""
+        digest = hashlib.sha256()
+        files = []
+        for dirpath, dirnames, filenames in os.walk(self.root):
+            base = Path(dirpath)
+            if base == self.root:
+                dirnames[:] = [d for d in dirnames if not _internal(d)]
+                filenames = [f for f in filenames if not _internal(f)]
+            dirnames[:] = [d for d in dirnames if not (base / d).is_symlink()]
+            files += [base / f for f in filenames if not (base / f).is_symlink()]
+        runtime_json = self.runtime / "runtime.json"
+        if runtime_json.is_file():
+            files.append(runtime_json)
+        for path in sorted(files, key=lambda p: p.relative_to(self.root).as_posix()):
+            digest.update(path.relative_to(self.root).as_posix().encode("utf-8") + b"\0")
+            digest.update(path.read_bytes() + b"\0")
+        return digest.hexdigest()[:32]
+
+    def audit_log(self) -> list[dict[str, Any]]:
+        """Audit records of installed transactions, newest first."""
+        return audit.read_records(self.runtime)
+
+    # -- settings and the core ------------------------------------------------------------------
+
+    def _setting(self, key: str, default: Any, kind: type) -> Any:
+        value = load_config(self.state_dir).get(key, default)
+        return value if isinstance(value, kind) and not (kind is int and isinstance(value, bool)) else default
+
+    def core_budget(self) -> int:
+        budget = self._setting("core.budget", DEFAULT_BUDGET, int)
+        return budget if budget > 0 else DEFAULT_BUDGET
+
+    def core_inject(self) -> bool:
+        return self._setting("core.inject", True, bool)
+
+    def recent_limit(self) -> int:
+        limit = self._setting("recent.limit", RECENT_LIMIT, int)
+        return limit if limit >= 0 else RECENT_LIMIT
+
+    def core_injection(self) -> str:
+        """The effective always-on injection: the rendered `core.md`, fenced once; "" when
+        injection is off or there is nothing to inject."""
+        try:
+            rendered = (self.root / CORE_TOPIC).read_text(encoding="utf-8", errors="replace")
+        except FileNotFoundError:
+            return ""
+        return injection(rendered, self.core_inject())
+
+    def core_status(self) -> dict[str, Any]:
+        """Budget, sizes and the blocks left out, for `core --json` and the Core screen."""
+        budget = self.core_budget()
+        doc = self.topic(CORE_TOPIC)
+        render = render_core(doc, budget, SourceIndex(self.root)) if doc is not None else None
+        effective = self.core_injection()
+        return {
+            "budget": budget,
+            "canonical_tokens": count_tokens(doc.text) if doc is not None else 0,
+            "rendered_tokens": render.tokens if render is not None else 0,
+            "effective_tokens": count_tokens(effective),
+            "inject": self.core_inject(),
+            "omitted_blocks": render.left_out if render is not None else [],
+        }

@@ -1,0 +1,90 @@
+"""What search ranks: topic blocks (always) and source records (only when asked).
+
+A topic block is one `^id` paragraph of a topic file, parsed by the workspace's own
+topic parser (`scriptorium.core.memory.topics`); its searchable text is the claim text
+with citations and link targets removed. A source record is one frame of an evidence
+archive (`sources/**`), parsed by the archive's strict scanner.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..memory.sources import handle_target, scan_archive
+from ..memory.topics import parse_cached, topic_rel_to_root
+
+TOPICS = "topics"
+SOURCES = "sources"
+_LINK_RE = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
+_COMMENT_RE = re.compile(r"<!--.*?-->", re.DOTALL)
+
+
+@dataclass(frozen=True)
+class Doc:
+    kind: str  # "block" | "source"
+    ids: tuple[str, ...]  # block ids (aliases first, identity last) | (source id,)
+    path: str  # relative to the memory workspace: topics/… or sources/…
+    line: int  # 1-based
+    headings: tuple[str, ...]
+    text: str
+    refs: tuple[str, ...] = ()  # every cited source as a root-relative `path#anchor`
+
+    @property
+    def id(self) -> str:
+        return self.ids[-1]
+
+    def search_text(self) -> str:
+        """Content plus where it lives: a topic's path words and headings match too."""
+        where = self.path.removeprefix(f"{TOPICS}/").removesuffix(".md").replace("/", " ").replace("_", " ")
+        return "\n".join([self.text, where, *self.headings])
+
+    def to_json(self) -> dict:
+        return {"kind": self.kind, "ids": list(self.ids), "path": self.path, "line": self.line,
+                "headings": list(self.headings), "text": self.text, "refs": list(self.refs)}
+
+    @classmethod
+    def from_json(cls, raw: dict) -> "Doc":
+        return cls(raw["kind"], tuple(raw["ids"]), raw["path"], int(raw["line"]), tuple(raw["headings"]),
+                   raw["text"], tuple(raw["refs"]))
+
+
+def topic_docs(rel: str, text: str) -> list[Doc]:
+    """Blocks of the topic file at `rel` (`topics/…`), in file order."""
+    topic_path = rel.removeprefix(f"{TOPICS}/")
+    doc = parse_cached(topic_path, text)
+    out = []
+    for paragraph in doc.blocks:
+        refs = []
+        for citation in paragraph.citations:
+            definition = doc.definitions.get(citation.id)
+            for source in definition.sources if definition else ():
+                target = topic_rel_to_root(topic_path, source.target)
+                refs.append(handle_target(target) or target if "#" not in target else target)
+        out.append(
+            Doc("block", paragraph.ids, rel, paragraph.line, paragraph.headings, clean_text(paragraph.content),
+                tuple(dict.fromkeys(refs)))
+        )
+    return out
+
+
+def source_docs(rel: str, data: bytes) -> list[Doc]:
+    """Records of the archive at `rel` (`sources/…`): its valid frames, trusted ones only."""
+    scan = scan_archive(data, rel)
+    return [
+        Doc("source", (frame.source_id,), rel, frame.line, (), clean_text(frame.text))
+        for frame in scan.frames
+        if frame.trusted and frame.lines
+    ]
+
+
+def untrusted_targets(rel: str, data: bytes) -> set[str]:
+    """`path#anchor` of every pending (untrusted) record of the archive at `rel`."""
+    return {f"{rel}#{frame.anchor}" for frame in scan_archive(data, rel).frames if not frame.trusted}
+
+
+def clean_text(text: str) -> str:
+    """Links become their labels, comments go, whitespace collapses."""
+    text = _COMMENT_RE.sub(" ", text)
+    text = _LINK_RE.sub(lambda m: m.group(1), text)
+    return " ".join(text.split())

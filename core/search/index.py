@@ -1,0 +1,197 @@
+"""The search index of a memory workspace, cached by file content.
+
+Per file, the cache keeps the content hash and what was extracted from it
+(`memory/.scriptorium/search-cache.json`). A refresh stats every file; a file whose
+size or mtime moved is re-hashed, and only a file whose hash changed is parsed again.
+The BM25 model is rebuilt only when the set of (file, hash) pairs changed, so queries
+between edits reuse it — in this process, and, for the parsing, across processes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..fsutil import atomic_write_text
+from ..paths import RUNTIME_DIR
+from .corpus import SOURCES, TOPICS, Doc, source_docs, topic_docs, untrusted_targets
+from .ranking import Bm25Index
+from .tokenize import tokenize
+
+CACHE_FILE = "search-cache.json"
+CACHE_VERSION = 1
+DEFAULT_TOP_K = 5
+# Only channel archives can hold untrusted (pending) evidence (formats §2.6).
+_CHANNEL_PREFIX = "channel-"
+
+
+@dataclass(frozen=True)
+class Hit:
+    block_id: str  # a topic block id, or a source id for a source record
+    path: str
+    line: int
+    score: float
+    text: str
+    kind: str = "block"
+
+    def to_json(self) -> dict:
+        return {"block_id": self.block_id, "path": self.path, "line": self.line, "score": round(self.score, 4), "text": self.text}
+
+
+@dataclass
+class RefreshReport:
+    parsed: list[str] = field(default_factory=list)  # files (re)parsed in this refresh
+    rebuilt: bool = False  # whether the BM25 model was rebuilt
+
+
+@dataclass
+class _FileEntry:
+    sha256: str
+    size: int
+    mtime_ns: int
+    docs: list[Doc]
+    untrusted: list[str] = field(default_factory=list)  # channel archives: pending `path#anchor`s
+
+
+class SearchIndex:
+    def __init__(self, memory_dir: Path) -> None:
+        self.memory = Path(memory_dir)
+        self._cache_path = self.memory / RUNTIME_DIR / CACHE_FILE
+        self._files: dict[str, _FileEntry] = self._load_cache()
+        self._models: dict[bool, tuple[tuple, list[Doc], Bm25Index]] = {}
+        self._untrusted: set[str] = set()
+
+    def refresh(self, *, include_sources: bool = False) -> RefreshReport:
+        """Bring the index up to date with the files; parse only what changed."""
+        report = RefreshReport()
+        files: dict[str, _FileEntry] = {}
+        if not include_sources:  # source entries not looked at now stay cached as they are
+            files = {rel: e for rel, e in self._files.items() if rel.startswith(f"{SOURCES}/") and not _is_channel(rel)}
+        dirty = False
+        for rel in self._list(include_sources=include_sources):
+            entry, status = self._entry(rel)
+            if entry is None:
+                continue
+            files[rel] = entry
+            dirty |= status != "same"
+            if status == "parsed":
+                report.parsed.append(rel)
+        dirty |= set(files) != set(self._files)
+        self._files = files
+        self._untrusted = {t for rel, e in files.items() if _is_channel(rel) for t in e.untrusted}
+        if dirty:
+            self._save_cache()
+        fingerprint = tuple(
+            (rel, e.sha256) for rel, e in sorted(files.items()) if include_sources or rel.startswith(f"{TOPICS}/")
+        )
+        model = self._models.get(include_sources)
+        if model is None or model[0] != fingerprint:
+            docs = [d for rel, e in sorted(files.items()) for d in e.docs if d.kind == "block" or include_sources]
+            self._models[include_sources] = (fingerprint, docs, Bm25Index([tokenize(d.search_text()) for d in docs]))
+            report.rebuilt = True
+        return report
+
+    def search(self, query: str, *, top_k: int = DEFAULT_TOP_K, include_sources: bool = False) -> list[Hit]:
+        """The best `top_k` blocks for `query` (and source records if asked), best first.
+
+        Blocks citing untrusted (pending) evidence are left out of recall.
+        """
+        self.refresh(include_sources=include_sources)
+        _, docs, index = self._models[include_sources]
+        hits: list[Hit] = []
+        ranked = index.rank(tokenize(query), max(top_k * 4, top_k + 10))
+        for r in ranked:
+            doc = docs[r.doc]
+            if self._pending(doc):
+                continue
+            hits.append(Hit(doc.id, doc.path, doc.line, r.score, doc.text, doc.kind))
+        hits.sort(key=lambda h: (-h.score, h.path, h.line, h.block_id))
+        return hits[:top_k]
+
+    def locate(self, block_id: str) -> Doc | None:
+        """The block carrying `block_id` (an identity or an alias)."""
+        self.refresh()
+        for rel, entry in sorted(self._files.items()):
+            for doc in entry.docs:
+                if doc.kind == "block" and block_id in doc.ids:
+                    return doc
+        return None
+
+    def _pending(self, doc: Doc) -> bool:
+        return any(ref in self._untrusted for ref in doc.refs)
+
+    def _list(self, *, include_sources: bool) -> list[str]:
+        """Topic files, and archives: all of them, or only channel ones (for trust)."""
+        roots = [self.memory / TOPICS]
+        sources = self.memory / SOURCES
+        if include_sources:
+            roots.append(sources)
+        elif sources.is_dir():
+            roots.extend(p for p in sorted(sources.iterdir()) if _is_channel(f"{SOURCES}/{p.name}") and not p.is_symlink())
+        found = []
+        for base in roots:
+            if not base.is_dir() or base.is_symlink():
+                continue
+            for dirpath, dirnames, filenames in os.walk(base):
+                dirnames[:] = sorted(d for d in dirnames if not os.path.islink(os.path.join(dirpath, d)))
+                for name in filenames:
+                    full = os.path.join(dirpath, name)
+                    if name.endswith(".md") and not os.path.islink(full):
+                        found.append(Path(full).relative_to(self.memory).as_posix())
+        return sorted(found)
+
+    def _entry(self, rel: str) -> tuple[_FileEntry | None, str]:
+        """The file's entry and how it was had: "same" (stat unchanged), "rehashed", "parsed"."""
+        path = self.memory / rel
+        try:
+            st = path.stat()
+            cached = self._files.get(rel)
+            if cached and cached.size == st.st_size and cached.mtime_ns == st.st_mtime_ns:
+                return cached, "same"
+            data = path.read_bytes()
+        except OSError:
+            return None, "gone"
+        digest = hashlib.sha256(data).hexdigest()
+        if cached and cached.sha256 == digest:
+            return _FileEntry(digest, st.st_size, st.st_mtime_ns, cached.docs, cached.untrusted), "rehashed"
+        if rel.startswith(f"{TOPICS}/"):
+            entry = _FileEntry(digest, st.st_size, st.st_mtime_ns, topic_docs(rel, data.decode("utf-8", errors="replace")))
+        else:
+            untrusted = sorted(untrusted_targets(rel, data)) if _is_channel(rel) else []
+            entry = _FileEntry(digest, st.st_size, st.st_mtime_ns, source_docs(rel, data), untrusted)
+        return entry, "parsed"
+
+    def _load_cache(self) -> dict[str, _FileEntry]:
+        try:
+            raw = json.loads(self._cache_path.read_text(encoding="utf-8"))
+            if raw.get("version") != CACHE_VERSION:
+                return {}
+            return {
+                rel: _FileEntry(e["sha256"], int(e["size"]), int(e["mtime_ns"]), [Doc.from_json(d) for d in e["docs"]],
+                                list(e.get("untrusted", [])))
+                for rel, e in raw["files"].items()
+            }
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            return {}
+
+    def _save_cache(self) -> None:
+        doc = {
+            "version": CACHE_VERSION,
+            "files": {
+                rel: {"sha256": e.sha256, "size": e.size, "mtime_ns": e.mtime_ns, "docs": [d.to_json() for d in e.docs],
+                      "untrusted": e.untrusted}
+                for rel, e in sorted(self._files.items())
+            },
+        }
+        try:
+            self._cache_path.parent.mkdir(parents=True, exist_ok=True)
+            atomic_write_text(self._cache_path, json.dumps(doc, ensure_ascii=False, separators=(",", ":")), durable=False)
+        except OSError:
+            pass  # the cache only saves time; a read-only workspace still searches
+
+
+def _is_channel(rel: str) -> bool:
+    return rel.startswith(f"{SOURCES}/{_CHANNEL_PREFIX}")

@@ -1,0 +1,94 @@
+"""Failures as the closed code set of formats §5.5, each with a retry verdict.
+
+Callers act only on three outcomes (DESIGN §5): `ok`, `retryable` (heals by itself:
+lock busy, model or network trouble, timeout) and `permanent` (retrying gives the same
+answer). This module turns any exception met during a write into a `Failure`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+CODES = frozenset({
+    "MISSING_SESSION_ID", "SESSION_NODES_UNAVAILABLE", "WRITER_NO_PROGRESS", "WRITER_PRECONDITION_FAILED",
+    "MEMORY_PROVIDER_RESOLUTION_FAILED", "MODEL_TRANSPORT", "MODEL_RATE_LIMIT", "MODEL_PROVIDER_INTERNAL",
+    "MODEL_AUTHENTICATION", "MODEL_AUTHORIZATION", "MODEL_INVALID_REQUEST", "MODEL_CONTEXT_LENGTH",
+    "MODEL_CONTENT_POLICY", "MODEL_TIMEOUT", "MODEL_FAILURE_UNKNOWN", "APPEND_ONLY_REQUIRED", "COMMIT_REJECTED",
+    "CONCURRENT_UPDATE", "EMBEDDING_UNAVAILABLE", "GIT_COMMIT_FAILED", "INVALID_ARGUMENT", "INVALID_TOPIC_FORMAT",
+    "MISSING_SOURCE", "PATCH_CONFLICT", "PATH_OUTSIDE_WORKSPACE", "READ_ONLY_PATH", "TRANSACTION_FAILURE_UNKNOWN",
+    "WRITER_FAILURE_UNKNOWN",
+})
+
+# Transaction codes kept as they are; anything else from the transaction is "unknown".
+TRANSACTION_CODES = frozenset({
+    "APPEND_ONLY_REQUIRED", "COMMIT_REJECTED", "CONCURRENT_UPDATE", "GIT_COMMIT_FAILED", "INVALID_ARGUMENT",
+    "INVALID_TOPIC_FORMAT", "MISSING_SOURCE", "PATCH_CONFLICT", "PATH_OUTSIDE_WORKSPACE", "READ_ONLY_PATH",
+})
+
+
+@dataclass(frozen=True)
+class Failure:
+    code: str
+    retryable: bool
+    message: str
+
+    @property
+    def outcome(self) -> str:
+        return "retryable" if self.retryable else "permanent"
+
+
+def classify(exc: BaseException) -> Failure:
+    """The code and retry verdict of an exception raised while writing."""
+    message = _message(exc)
+    from ..memory.errors import WorkspaceError
+
+    if isinstance(exc, WorkspaceError):
+        code = exc.code if exc.code in TRANSACTION_CODES else "TRANSACTION_FAILURE_UNKNOWN"
+        return Failure(code, bool(exc.retryable), message)
+    model = _model_failure(exc, message)
+    if model is not None:
+        return model
+    if isinstance(exc, TimeoutError):
+        return Failure("MODEL_TIMEOUT", True, message)
+    if isinstance(exc, ConnectionError):
+        return Failure("MODEL_TRANSPORT", True, message)
+    if isinstance(exc, ValueError):
+        return Failure("WRITER_PRECONDITION_FAILED", False, message)
+    return Failure("WRITER_FAILURE_UNKNOWN", bool(getattr(exc, "retryable", False)), message)
+
+
+def _message(exc: BaseException) -> str:
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    return text if len(text) <= 500 else text[:499] + "\u2026"
+
+
+def _model_failure(exc: BaseException, message: str) -> Failure | None:
+    """litellm's exception classes (every provider's errors are mapped onto them)."""
+    if not type(exc).__module__.startswith(("litellm", "openai", "httpx")):
+        return None
+    import litellm
+
+    checks: list[tuple[type, str, bool]] = [
+        (litellm.ContextWindowExceededError, "MODEL_CONTEXT_LENGTH", False),
+        (litellm.ContentPolicyViolationError, "MODEL_CONTENT_POLICY", False),
+        (litellm.Timeout, "MODEL_TIMEOUT", True),
+        (litellm.RateLimitError, "MODEL_RATE_LIMIT", True),
+        (litellm.AuthenticationError, "MODEL_AUTHENTICATION", False),
+        (litellm.PermissionDeniedError, "MODEL_AUTHORIZATION", False),
+        (litellm.APIConnectionError, "MODEL_TRANSPORT", True),
+        (litellm.ServiceUnavailableError, "MODEL_PROVIDER_INTERNAL", True),
+        (litellm.InternalServerError, "MODEL_PROVIDER_INTERNAL", True),
+        (litellm.NotFoundError, "MODEL_INVALID_REQUEST", False),
+        (litellm.UnprocessableEntityError, "MODEL_INVALID_REQUEST", False),
+        (litellm.BadRequestError, "MODEL_INVALID_REQUEST", False),
+    ]
+    for cls, code, retryable in checks:
+        if isinstance(exc, cls):
+            return Failure(code, retryable, message)
+    status = getattr(exc, "status_code", None)
+    if isinstance(status, int):
+        if status in (408, 409, 425, 429) or status >= 500:
+            return Failure("MODEL_PROVIDER_INTERNAL" if status >= 500 else "MODEL_TRANSPORT", True, message)
+        if 400 <= status < 500:
+            return Failure("MODEL_INVALID_REQUEST", False, message)
+    return Failure("MODEL_FAILURE_UNKNOWN", True, message)

@@ -1,0 +1,56 @@
+"""What the writer leaves in `.scriptorium/` for people and other processes (formats §2.1):
+`writer-status.json` (last outcome, last success, last failure with its code) and
+`agent-history.jsonl` (one line per writer or organizer run)."""
+
+from __future__ import annotations
+
+import json
+import os
+from datetime import datetime, timezone
+from typing import Any
+
+from filelock import FileLock
+
+from ..fsutil import atomic_write_text
+from ..paths import StatePaths
+
+STATUS_FILE = "writer-status.json"
+HISTORY_FILE = "agent-history.jsonl"
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def read_status(paths: StatePaths) -> dict[str, Any]:
+    try:
+        doc = json.loads((paths.runtime / STATUS_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        doc = None
+    if not isinstance(doc, dict) or doc.get("version") != 1:
+        return {"version": 1, "last_outcome": None, "last_success_at": None, "last_failure": None}
+    return doc
+
+
+def record_outcome(paths: StatePaths, ok: bool, code: str | None = None, retryable: bool = False) -> None:
+    """Remember how the last write ended (a success keeps the last failure for reference)."""
+    paths.runtime.mkdir(mode=0o700, parents=True, exist_ok=True)
+    with FileLock(str(paths.runtime / (STATUS_FILE + ".lock")), timeout=5):
+        doc = read_status(paths)
+        if ok:
+            doc.update(last_outcome="success", last_success_at=_now())
+        else:
+            doc.update(last_outcome="failure",
+                       last_failure={"at": _now(), "reason_code": code, "retryable": retryable})
+        atomic_write_text(paths.runtime / STATUS_FILE, json.dumps(doc, indent=2) + "\n")
+
+
+def append_history(paths: StatePaths, entry: dict[str, Any]) -> None:
+    """One JSON line per agent run; appends are atomic enough for one line (O_APPEND)."""
+    paths.runtime.mkdir(mode=0o700, parents=True, exist_ok=True)
+    line = (json.dumps(entry, ensure_ascii=False) + "\n").encode("utf-8")
+    fd = os.open(paths.runtime / HISTORY_FILE, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    try:
+        os.write(fd, line)
+    finally:
+        os.close(fd)

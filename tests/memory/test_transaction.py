@@ -1,0 +1,135 @@
+"""What an installed transaction does: ids, evidence, moves, retirement, views, git, audit."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from scriptorium.core.memory import LockBusy, Workspace, retire_block, save_topic
+from scriptorium.core.memory.sources import session_record
+
+from .support import DAY, Seeded, git, git_agrees, records, snapshot
+
+
+def test_a_writer_batch_is_archived_normalized_committed_and_audited(ws: Workspace) -> None:
+    with ws.transaction("write", "batch 1", lock_timeout=1.0) as txn:
+        ids = txn.archive(records(n=2))
+        txn.write_topic("people/ada.md", "# Ada\n\nAda likes tea.[^e1] ^cafebabe\n\n"
+                        "[^e1]: Time: `2026-01-02`; Sources: [tea](openprogram/s1/m0)\n")
+        result = txn.commit()
+    assert result.outcome == "installed" and ids == ["openprogram/s1/m0", "openprogram/s1/m1"]
+    text = (ws.topics / "people/ada.md").read_text()
+    [block] = ws.topic("people/ada.md").blocks
+    assert block.block_id != "cafebabe" and result.created_blocks == [block.block_id]  # invented id stripped
+    assert "](../../sources/openprogram/_v2/s1.md#source-" in text  # plain handle expanded
+    assert result.changed_topics == ["topics/people/ada.md"]
+    assert {"sources/openprogram/_v2/s1.md", "timeline/2026/01/02.md"} <= set(result.changed_files)
+    assert git(ws, "log", "-1", "--format=%s").strip() == "write: batch 1"
+    assert git(ws, "rev-parse", "HEAD").strip() == result.commit and git_agrees(ws)
+    [record] = ws.audit_log()
+    assert record["kind"] == "write" and record["commit"] == result.commit
+    assert record["changed_files"] == result.changed_files and record["archived"] == ids
+    runtime = json.loads((ws.runtime / "runtime.json").read_text())
+    assert runtime["creation_order"] == {block.block_id: 0}
+
+
+def test_a_human_paragraph_without_citation_is_archived_and_cited(seeded: Seeded) -> None:
+    ws = seeded.ws
+    text = ws.read_topic("people/ada.md").replace("## Work\n", "## Work\n\nAda prefers mornings.\n")
+    result = save_topic(ws, "people/ada.md", text)
+    assert result.outcome == "installed", result.diagnostics
+    [manual] = result.archived
+    assert manual.startswith("manual/") and any(f.startswith("sources/manual/_v2/") for f in result.changed_files)
+    new = next(p for p in ws.topic("people/ada.md").blocks if p.content == "Ada prefers mornings.")
+    assert new.block_id in result.created_blocks
+    assert git_agrees(ws)
+
+
+def test_unchanged_topics_keep_every_byte(seeded: Seeded) -> None:
+    ws = seeded.ws
+    odd = "# Odd\n\nLegacy   spacing.[^e-1]   ^abcd1234\n\n[^e-1]: 2026 \u00b7 Sources: [x](openprogram/s1/m0)\n"
+    (ws.topics / "odd.md").write_text(odd)  # hand-placed, not canonical, never touched by us
+    before = {p: ws.read_topic(p) for p in ws.topic_paths()}
+    text = ws.read_topic("people/ada.md").replace("green tea", "jasmine tea")
+    assert save_topic(ws, "people/ada.md", text).outcome == "installed"
+    after = {p: ws.read_topic(p) for p in ws.topic_paths()}
+    assert after.pop("people/ada.md") != before.pop("people/ada.md")
+    assert after == before
+
+
+def test_a_moved_block_keeps_its_id_evidence_and_incoming_links(seeded: Seeded) -> None:
+    ws = seeded.ws
+    ada = ws.read_topic("people/ada.md")
+    para = next(line for line in ada.splitlines() if line.endswith(f"^{seeded.ada[1]}"))
+    with ws.transaction("sleep", "move the work block", evidence=()) as txn:
+        txn.write_topic("people/ada.md", ada.replace(para, ""))
+        txn.write_topic("work/ada-work.md", f"# Ada at work\n\n{para}\n")  # definition left behind
+        result = txn.commit()
+    assert result.outcome == "installed", result.diagnostics
+    moved = ws.topic("work/ada-work.md")
+    assert [p.block_id for p in moved.blocks] == [seeded.ada[1]] and moved.issues == []
+    assert "../sources/openprogram/_v2/s1.md#source-" in moved.text  # rebased to the new folder
+    cache = ws.read_topic("projects/cache.md")
+    assert f"(../work/ada-work.md#^{seeded.ada[1]})" in cache  # the untouched topic's link repointed
+    assert set(result.changed_topics) == {"topics/people/ada.md", "topics/work/ada-work.md", "topics/projects/cache.md"}
+    assert git_agrees(ws)
+
+
+def test_retirement_is_explicit_recorded_and_needs_links_repointed(seeded: Seeded) -> None:
+    ws = seeded.ws
+    linked = retire_block(ws, "people/ada.md", seeded.ada[1], "Ada handed the cache over")
+    assert linked.outcome == "rejected" and {d.rule for d in linked.diagnostics} == {"link-resolves"}
+
+    with ws.transaction("edit", "retire and repoint") as txn:
+        ada = txn.read_topic("people/ada.md")
+        txn.write_topic("people/ada.md", "\n".join(l for l in ada.split("\n") if not l.endswith(f"^{seeded.ada[1]}")))
+        cache = txn.read_topic("projects/cache.md")
+        txn.write_topic("projects/cache.md", cache.replace(f"#^{seeded.ada[1]}", f"#^{seeded.ada[0]}"))
+        txn.retire(seeded.ada[1], "Ada handed the cache over")
+        result = txn.commit()
+    assert result.outcome == "installed", result.diagnostics
+    assert result.retired == [{"id": seeded.ada[1], "reason": "Ada handed the cache over",
+                               "file": "topics/people/ada.md", "at": result.retired[0]["at"]}]
+    assert seeded.ada[1] in json.loads((ws.runtime / "retired.json").read_text())
+    assert ws.audit_log()[0]["retired"][0]["reason"] == "Ada handed the cache over"
+    relations = json.loads((ws.root / "relations.json").read_text())
+    assert relations["backlinks"] == {seeded.ada[0]: [seeded.cache]}
+
+    simple = retire_block(ws, "people/ada.md", seeded.ada[0], "wrong")
+    assert simple.outcome == "rejected"  # still linked from the cache topic
+    assert retire_block(ws, "core.md", ws.topic("core.md").blocks[0].block_id, "obsolete").outcome == "installed"
+    assert not (ws.topics / "core.md").exists() and not (ws.root / "core.md").exists()
+
+
+def test_preview_shows_the_diff_and_installs_nothing(seeded: Seeded) -> None:
+    ws = seeded.ws
+    before = snapshot(ws)
+    with ws.transaction("sleep", "tidy", preview=True, evidence=()) as txn:
+        txn.write_topic("people/ada.md", ws.read_topic("people/ada.md").replace("green tea", "tea"))
+        result = txn.commit()
+    assert result.outcome == "previewed" and result.commit is None
+    assert "-Ada likes green tea." in result.diff and "+Ada likes tea." in result.diff
+    assert snapshot(ws) == before
+
+
+def test_reset_gives_a_repair_attempt_a_clean_stage(seeded: Seeded) -> None:
+    ws = seeded.ws
+    with ws.transaction("write", "repair", lock_timeout=1.0) as txn:
+        txn.archive([session_record("s9", "x", "user", "hello", DAY)])
+        txn.write_topic("people/ada.md", "broken")
+        assert txn.check().outcome == "rejected"
+        txn.reset()
+        assert txn.read_topic("people/ada.md") == ws.read_topic("people/ada.md")
+        txn.write_topic("greetings.md", "Someone said hello.[^e1]\n\n[^e1]: Time: `2026-01-02`; Sources: [hi](openprogram/s9/x)\n")
+        result = txn.commit()
+    assert result.outcome == "installed" and result.changed_topics == ["topics/greetings.md"]
+
+
+def test_the_lock_is_exclusive_and_busy_is_retryable(seeded: Seeded) -> None:
+    ws = seeded.ws
+    with ws.transaction("edit", "hold"):
+        with pytest.raises(LockBusy) as busy:
+            with Workspace(ws.state_dir).transaction("edit", "second", lock_timeout=0.2):
+                pass
+    assert busy.value.retryable

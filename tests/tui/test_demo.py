@@ -1,0 +1,71 @@
+"""`scriptorium demo`: the demo state holds every session shape, is built once, and prints offline."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from scriptorium.core.cli import main
+from scriptorium.core.demo import FOREIGN_WORKSPACE, build_demo
+from scriptorium.core.marker import MARK_KEY, pending_branches, workspace_id
+from scriptorium.core.session_store import SessionStore
+
+
+def test_the_demo_holds_every_shape_the_engine_handles(built_demo: Path) -> None:
+    store = SessionStore(built_demo)
+    wid = workspace_id(built_demo)
+    summaries, problems = store.list_sessions()
+    assert not problems and len(summaries) >= 4
+    titles = [s.title for s in summaries]
+    assert any(any("\u4e00" <= ch <= "\u9fff" for ch in t) for t in titles)  # Chinese
+    assert any(t.isascii() for t in titles)  # English
+    entries = [e for s in summaries for e in store.index(s.id).entries.values()]
+    kinds = {e.kind for e in entries}
+    assert {"user", "assistant", "tool", "summary", "runtime"} <= kinds
+    assert any(e.rewound for e in entries)
+    assert any(e.spawn_root for e in entries)
+    marks = [e.marks.get(MARK_KEY) for e in entries]
+    assert wid in marks and FOREIGN_WORKSPACE in marks
+    branches = [b for s in summaries for b in pending_branches(store, s.id, wid)]
+    assert any(b.turns for b in branches) and any(not b.turns for b in branches)
+    assert any(len(store.list_branches(s.id)) >= 3 for s in summaries)  # retry and re-ask forks
+
+
+def test_a_foreign_mark_is_shown_but_its_turn_is_still_pending(built_demo: Path) -> None:
+    store = SessionStore(built_demo)
+    foreign = [(s.id, e.id) for s in store.list_sessions()[0] for e in store.index(s.id).entries.values()
+               if e.marks.get(MARK_KEY) == FOREIGN_WORKSPACE]
+    assert foreign
+    for sid, nid in foreign:
+        owed = {t.id for b in pending_branches(store, sid) for t in b.turns}
+        assert nid in owed
+
+
+def test_build_refuses_a_state_that_already_holds_sessions(built_demo: Path) -> None:
+    with pytest.raises(ValueError):
+        build_demo(built_demo)
+
+
+def test_demo_print_builds_once_and_prints_every_branch(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    state = tmp_path / "state"
+    assert main(["--state", str(state), "demo", "--print"]) == 0
+    first = capsys.readouterr().out
+    store = SessionStore(state)
+    for sid in store.session_ids():
+        for tip in store.list_branches(sid):
+            assert tip in first
+    files = sorted(p.relative_to(state) for p in state.rglob("history/*.json"))
+    assert main(["--state", str(state), "demo", "--no-tui"]) == 0
+    second = capsys.readouterr().out
+    assert "already built" in second
+    assert sorted(p.relative_to(state) for p in state.rglob("history/*.json")) == files
+
+
+def test_without_state_the_demo_lives_in_the_platform_data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    monkeypatch.setenv("SCRIPTORIUM_STATE", str(tmp_path / "real-state"))
+    assert main(["demo", "--print"]) == 0
+    assert (tmp_path / "data" / "scriptorium" / "demo" / "sessions").is_dir()
+    assert not (tmp_path / "real-state").exists()

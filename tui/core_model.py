@@ -1,0 +1,71 @@
+"""What the Core screen shows: the canonical core, its render within the budget, the
+effective injection, and the blocks left out — read through `scriptorium.core.memory`.
+
+No Textual here; loading runs in a worker thread. Reading never creates or repairs
+the workspace (a viewer writes nothing); the only write is the inject setting.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from scriptorium.core.config import set_config_value
+from scriptorium.core.memory import Workspace
+from scriptorium.core.memory.core_render import CORE_TOPIC
+
+INJECT_KEY = "core.inject"
+FIRST_WORDS = 12
+
+
+@dataclass(frozen=True)
+class LeftOut:
+    block_id: str
+    first_words: str  # untrusted: sanitize before display
+
+
+@dataclass(frozen=True)
+class CoreView:
+    exists: bool  # is there a canonical core (topics/core.md) at all
+    budget: int
+    canonical_tokens: int
+    rendered_tokens: int
+    effective_tokens: int
+    inject: bool
+    canonical: str
+    rendered: str
+    effective: str
+    left_out: list[LeftOut]
+
+
+def load_core(state_dir: Path) -> CoreView:
+    workspace = Workspace(state_dir)
+    status = workspace.core_status()
+    canonical = workspace.read_topic(CORE_TOPIC)
+    try:
+        rendered = (workspace.root / CORE_TOPIC).read_text(encoding="utf-8", errors="replace")
+    except FileNotFoundError:
+        rendered = ""
+    doc = workspace.topic(CORE_TOPIC)
+    words = {}
+    if doc is not None:
+        for block in doc.blocks:
+            for block_id in block.ids:
+                words[block_id] = " ".join(block.content.split()[:FIRST_WORDS])
+    return CoreView(
+        exists=canonical is not None,
+        budget=status["budget"],
+        canonical_tokens=status["canonical_tokens"],
+        rendered_tokens=status["rendered_tokens"],
+        effective_tokens=status["effective_tokens"],
+        inject=status["inject"],
+        canonical=canonical or "",
+        rendered=rendered,
+        effective=workspace.core_injection(),
+        left_out=[LeftOut(block_id, words.get(block_id, "")) for block_id in status["omitted_blocks"]],
+    )
+
+
+def set_inject(state_dir: Path, inject: bool) -> None:
+    """Turn the always-on injection on or off (config.toml `core.inject`)."""
+    set_config_value(state_dir, INJECT_KEY, inject)

@@ -1,0 +1,35 @@
+"""The core's token meter: the rendered core against its budget, and the canonical size."""
+
+from __future__ import annotations
+
+from textual.content import Content
+from textual.widgets import Static
+
+BAR = 40
+
+
+def _bar(used: int, budget: int, fill: str) -> list[tuple[str, str]]:
+    filled = min(BAR, round(BAR * used / budget)) if budget else 0
+    return [("█" * filled, fill), ("░" * (BAR - filled), "$faint-text")]
+
+
+def meter(rendered: int, canonical: int, budget: int) -> Content:
+    over = canonical > budget
+    lines = [
+        Content.assemble(("rendered   ", "bold"), *_bar(rendered, budget, "$meter-fill"),
+                         f"  {rendered:,} / {budget:,} tokens"),
+        Content.assemble(("canonical  ", "bold"), *_bar(canonical, budget, "$meter-over" if over else "$meter-fill"),
+                         (" ▶ " if over else "   ", "$meter-over"), f"{canonical:,} tokens",
+                         (f"  ({canonical / budget:.1f}× the budget: the rest stays in topics/core.md)"
+                          if over and budget else "", "$muted-text")),
+    ]
+    return Content("\n").join(lines)
+
+
+class TokenMeter(Static):
+    DEFAULT_CSS = """
+    TokenMeter { height: auto; padding: 0 1; }
+    """
+
+    def show(self, rendered: int, canonical: int, budget: int) -> None:
+        self.update(meter(rendered, canonical, budget))
