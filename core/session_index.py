@@ -139,6 +139,7 @@ class SessionIndex:
     captured_ns: int = 0
     owned: bool = False  # fp captured right after our own write under the lock
     dirty: bool = False  # entries changed since the index file was written
+    max_seq: int = -1
     _children: dict[str, list[str]] | None = None
 
     @property
@@ -164,6 +165,7 @@ class SessionIndex:
             if doc.get("version") != INDEX_VERSION:
                 return
             self.entries = {row[0]: IndexEntry.from_row(row) for row in doc["nodes"]}
+            self.max_seq = max((e.seq for e in self.entries.values()), default=-1)
             self.fp = tuple(doc["fp"])  # type: ignore[assignment]
             self.captured_ns = int(doc["captured_ns"])
         except (OSError, ValueError, KeyError, TypeError, IndexError):
@@ -204,6 +206,7 @@ class SessionIndex:
         if len(seen) != len(self.entries):
             changed = True
         self.entries = seen
+        self.max_seq = max((e.seq for e in seen.values()), default=-1)
         self.fp = fp_before
         self.captured_ns = captured
         self.owned = False
@@ -225,20 +228,26 @@ class SessionIndex:
 
     # --- own writes ----------------------------------------------------------
 
-    def record_write(self, entry: IndexEntry, *, adopt_fingerprint: bool) -> None:
-        """Note a node we just wrote. Only an append made under the session lock adopts
-        the new fingerprint; a metadata merge never does (it must not hide another
-        process's concurrent change, so the next access re-verifies)."""
+    def record_write(self, entry: IndexEntry) -> None:
+        """Note a node we just wrote (the caller decides about the fingerprint)."""
         self.entries[entry.id] = entry
+        self.max_seq = max(self.max_seq, entry.seq)
         self._children = None
         self.dirty = True
-        if adopt_fingerprint:
-            self.fp = fingerprint(self.session_dir)
-            self.captured_ns = time.time_ns()
-            self.owned = True
-        else:
-            self.fp = NO_FINGERPRINT
-            self.owned = False
+
+    def adopt_fingerprint(self) -> None:
+        """After our own append under the session lock: disk is exactly what we wrote."""
+        self.fp = fingerprint(self.session_dir)
+        self.captured_ns = time.time_ns()
+        self.owned = True
+        self.dirty = True
+
+    def forget_fingerprint(self) -> None:
+        """After a metadata merge: never claim to be synced (that could hide another
+        process's concurrent change); the next access re-verifies against disk."""
+        self.fp = NO_FINGERPRINT
+        self.owned = False
+        self.dirty = True
 
     # --- queries -------------------------------------------------------------
 

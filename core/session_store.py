@@ -67,8 +67,14 @@ class SessionProblem:
 
 @dataclass
 class _Batch:
+    """An open batch: the session lock is held throughout; meta.json and the write
+    generation are written once, at exit."""
+
     message: str
     paths: set[str]
+    lock: FileLock
+    meta: dict[str, Any]
+    wrote: bool = False
 
 
 class SessionStore:
@@ -80,6 +86,7 @@ class SessionStore:
         self._indexes: dict[str, SessionIndex] = {}
         self._batches: dict[str, _Batch] = {}
         self._repos: dict[Path, Any] = {}
+        self._known: set[str] = set()  # sessions seen valid (sessions are never deleted under us)
 
     # --- paths and validation ----------------------------------------------
 
@@ -96,8 +103,11 @@ class SessionStore:
         return d.is_dir() and not d.is_symlink() and (d / "history").is_dir() and (d / "meta.json").is_file()
 
     def _require(self, sid: str) -> Path:
+        if sid in self._known:
+            return self.root / sid
         if not self.has_session(sid):
             raise UnknownSession(f"unknown session: {sid}")
+        self._known.add(sid)
         return self.session_dir(sid)
 
     def session_ids(self) -> list[str]:
@@ -108,6 +118,9 @@ class SessionStore:
     # --- meta ----------------------------------------------------------------
 
     def meta(self, sid: str) -> dict[str, Any]:
+        batch = self._batches.get(sid)
+        if batch is not None:
+            return batch.meta
         path = self._require(sid) / "meta.json"
         try:
             meta = json.loads(path.read_text(encoding="utf-8"))
@@ -120,8 +133,20 @@ class SessionStore:
         return meta
 
     def _write_meta(self, sid: str, meta: dict[str, Any]) -> None:
+        batch = self._batches.get(sid)
+        if batch is not None:  # written once when the batch closes
+            batch.meta, batch.wrote = meta, True
+            return
         data = json.dumps(meta, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-        atomic_write_bytes(self.session_dir(sid) / "meta.json", data, durable=sid not in self._batches)
+        atomic_write_bytes(self.session_dir(sid) / "meta.json", data)
+
+    def _bump(self, sid: str) -> None:
+        """Bump the write generation (see session_index); deferred inside a batch."""
+        batch = self._batches.get(sid)
+        if batch is not None:
+            batch.wrote = True
+        else:
+            bump_generation(self.session_dir(sid))
 
     def head(self, sid: str) -> str | None:
         head = self.meta(sid).get("head_id")
@@ -203,29 +228,38 @@ class SessionStore:
 
     @contextlib.contextmanager
     def batch(self, sid: str, message: str = "import") -> Iterator[None]:
-        """Group many writes into one git commit (imports, demos). Writes inside are not
-        fsynced one by one; the commit at exit is the durability point."""
-        self._require(sid)
-        outer = sid in self._batches
-        if not outer:
-            self._batches[sid] = _Batch(message, set())
-        try:
+        """Group many writes into one git commit (imports, demos). The session lock is
+        held for the whole batch; node files are not fsynced one by one, and meta.json
+        is written once at exit — the commit at exit is the durability point."""
+        d = self._require(sid)
+        if sid in self._batches:
             yield
-        finally:
-            if not outer:
+            return
+        (d / ".scriptorium").mkdir(exist_ok=True)
+        lock = FileLock(str(d / ".scriptorium" / "lock"), timeout=LOCK_TIMEOUT_S)
+        with lock:
+            index = self.index(sid)
+            self._batches[sid] = _Batch(message, set(), lock, dict(self.meta(sid)))
+            try:
+                yield
+            finally:
                 batch = self._batches.pop(sid)
+                if batch.wrote:
+                    self._write_meta(sid, batch.meta)
+                    bump_generation(d)
+                    index.adopt_fingerprint()
                 if batch.paths:
-                    self._commit(self._repo(self.session_dir(sid)), sorted(batch.paths), batch.message)
-                    self._registry_update(sid, self.meta(sid))
-                index = self._indexes.get(sid)
-                if index is not None:
-                    index.save()
+                    self._commit(self._repo(d), sorted(batch.paths | {"meta.json"}), batch.message)
+                    self._registry_update(sid, batch.meta)
+                index.save()
 
     # --- index ---------------------------------------------------------------
 
     def index(self, sid: str) -> SessionIndex:
         """The session's compact index, refreshed against disk (cheap when unchanged)."""
         d = self._require(sid)
+        if sid in self._batches:
+            return self._indexes[sid]  # we hold the lock: nobody else writes
         try:
             index = self._indexes.get(sid)
             if index is None:
@@ -275,6 +309,9 @@ class SessionStore:
     @contextlib.contextmanager
     def _locked(self, sid: str) -> Iterator[SessionIndex]:
         d = self._require(sid)
+        if sid in self._batches:
+            yield self._indexes[sid]
+            return
         (d / ".scriptorium").mkdir(exist_ok=True)
         with FileLock(str(d / ".scriptorium" / "lock"), timeout=LOCK_TIMEOUT_S):
             yield self.index(sid)
@@ -316,31 +353,33 @@ class SessionStore:
                 predecessor = head if head else ROOT_ID
             if predecessor is not None and predecessor not in index.entries:
                 raise UnknownNode(f"predecessor {predecessor} is not a node of session {sid}")
-            seq = max((e.seq for e in index.entries.values()), default=-1) + 1
+            seq = index.max_seq + 1
             node = Node(id=nid, seq=seq, role=raw_role, output=content, name=name or ("" if raw_role != "llm" else "scriptorium"),
                         input=input, caller=caller, predecessor=predecessor, metadata=md,
                         created_at=created_at if created_at is not None else time.time())
-            self._write_node(sid, index, node, adopt=True)
+            self._write_node(sid, index, node)
             kind = node.kind
             if move_head and kind not in ("summary", "root"):
                 meta["head_id"] = nid
             meta["updated_at"] = time.time()
             self._write_meta(sid, meta)
-            bump_generation(self.session_dir(sid))
-            index.record_write(index.entries[nid], adopt_fingerprint=True)
+            self._bump(sid)
+            if sid not in self._batches:
+                index.adopt_fingerprint()
             if commit:
-                self._committed(sid, [f"history/{node.filename}", "meta.json"], _turn_message(node))
+                message = "" if sid in self._batches else _turn_message(node)
+                self._committed(sid, [f"history/{node.filename}", "meta.json"], message)
             if sid not in self._batches:
                 self._registry_update(sid, meta)
                 index.save()
         return node
 
-    def _write_node(self, sid: str, index: SessionIndex, node: Node, *, adopt: bool) -> None:
+    def _write_node(self, sid: str, index: SessionIndex, node: Node) -> None:
         path = self.session_dir(sid) / "history" / node.filename
         atomic_write_bytes(path, node.to_json_bytes(), durable=sid not in self._batches)
         st = path.stat()
         tokens = count_tokens(node.text) if node.is_record else 0
-        index.record_write(IndexEntry.from_node(node, node.filename, (st.st_mtime_ns, st.st_size), tokens), adopt_fingerprint=adopt)
+        index.record_write(IndexEntry.from_node(node, node.filename, (st.st_mtime_ns, st.st_size), tokens))
 
     def append_summary(self, sid: str, covers_ids: list[str], text: str, *, node_id: str | None = None,
                        created_at: float | None = None, commit: bool = True) -> Node:
@@ -448,7 +487,7 @@ class SessionStore:
             meta = self.meta(sid)
             meta["head_id"] = index.entries[nid].predecessor
             self._write_meta(sid, meta)
-            bump_generation(self.session_dir(sid))
+            self._bump(sid)
             self._committed(sid, paths + ["meta.json"], "rewind")
         return target
 
@@ -485,9 +524,11 @@ class SessionStore:
             atomic_write_bytes(path, node.to_json_bytes(), durable=sid not in self._batches)
             st = path.stat()
             fresh = IndexEntry.from_node(node, node_file, (st.st_mtime_ns, st.st_size), old.tokens)
-            index.record_write(fresh, adopt_fingerprint=False)
+            index.record_write(fresh)
             paths.append(f"history/{node_file}")
-        bump_generation(self.session_dir(sid))
+        if sid not in self._batches:
+            index.forget_fingerprint()
+        self._bump(sid)
         return paths
 
     # --- listing -------------------------------------------------------------

@@ -20,6 +20,9 @@ from .common import CliContext, CliError
 COMMAND_MODULES: list[str] = [
     "session",
     "pending",
+    "write",
+    "sleep",
+    "migrate",
     "importers",
     "watch",
     "trilogy",

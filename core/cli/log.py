@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from ..memory import Workspace
-from ..sanitize import sanitize
+from ..sanitize import sanitize_line
 from .common import CliContext, add_json_flag, emit_json
 
 
@@ -26,5 +26,5 @@ def cmd_log(args: argparse.Namespace, ctx: CliContext) -> int:
     for r in records:
         commit = (r.get("commit") or "-")[:8]
         files = len(r.get("changed_files") or [])
-        print(f"{r.get('at', '?')}  {r.get('kind', '?'):7}  {commit:8}  {sanitize(str(r.get('summary', '')))}  ({files} files)")
+        print(f"{r.get('at', '?')}  {r.get('kind', '?'):7}  {commit:8}  {sanitize_line(str(r.get('summary', '')))}  ({files} files)")
     return 0

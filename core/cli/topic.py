@@ -12,6 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ..memory import LockBusy, TransactionResult, Workspace, WorkspaceError, retire_block, save_topic
+from ..sanitize import sanitize_line
 from .common import CliContext, CliError, add_json_flag, emit_json
 
 EXIT_RETRYABLE = 75
@@ -41,13 +42,14 @@ def report(result: TransactionResult, as_json: bool) -> int:
     elif result.outcome == "installed":
         print(f"installed {result.commit or '(no change)'}")
         for path in result.changed_files:
-            print(f"  {path}")
+            print(f"  {sanitize_line(path)}")
     else:
         print("rejected:")
-        for d in result.diagnostics:
+        for d in result.diagnostics:  # messages quote topic text: never raw to the terminal
             where = f"{d.file}:{d.line}" if d.line else (d.file or "workspace")
             block = f" ^{d.block_id}" if d.block_id else ""
-            print(f"  {where}: [{d.rule}]{block} {d.message}\n    fix: {d.hint}")
+            print("  " + sanitize_line(f"{where}: [{d.rule}]{block} {d.message}"))
+            print("    fix: " + sanitize_line(d.hint))
     return 0 if result.outcome == "installed" else 1
 
 

@@ -37,13 +37,24 @@ Emit = Callable[[dict[str, Any]], None]
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("watch", help="keep running and do background duties (live import of agent transcripts)",
+    p = sub.add_parser("watch", help="keep running and do background duties (finish idle sessions, nightly sleep, "
+                                     "live import of agent transcripts)",
                        description="Run until interrupted (Ctrl-C / SIGTERM), doing the duties selected by options.")
     p.add_argument("--import", dest="import_kinds", action="append", choices=KINDS, default=[], metavar="KIND",
                    help=f"follow an agent's transcripts and import new turns as they are written ({', '.join(KINDS)}); "
                         "repeatable")
     p.add_argument("paths", nargs="*", type=Path, metavar="PATH",
                    help="files or directories to follow (only with a single --import; default: the agent's own store)")
+    p.add_argument("--finish", action="store_true",
+                   help="finish sessions idle for --idle minutes (on by default when no duty is named)")
+    p.add_argument("--sleep", action="store_true",
+                   help="reorganize memory every night at --sleep-at (on by default when no duty is named)")
+    p.add_argument("--idle", type=float, metavar="MINUTES", help="idle time before a session is finished "
+                                                                   "(default: config watch.idle_minutes, else 30)")
+    p.add_argument("--scan", type=float, metavar="SECONDS", help="periodic full scan, a fallback to file "
+                                                                  "notifications (default: config watch.scan_seconds, else 300)")
+    p.add_argument("--sleep-at", default="03:00", metavar="HH:MM", help="local time of the nightly sleep (default 03:00)")
+    p.add_argument("--model", metavar="M", help="litellm model for writing and sleep (default as for write)")
     add_json_flag(p)
     p.set_defaults(func=cmd_watch)
 
@@ -57,6 +68,16 @@ def build_duties(args: argparse.Namespace, ctx: CliContext, emit: Emit) -> list[
                                      on_report=lambda r, k=kind: _report(emit, k, r),
                                      on_error=lambda e, k=kind: emit({"event": "error", "duty": f"import {k}",
                                                                       "message": str(e)})))
+    if args.finish or args.sleep or not args.import_kinds:  # the memory duties: named, or by default
+        from ..writer.duties import memory_duties
+
+        named = args.finish or args.sleep
+        try:
+            duties += memory_duties(ctx.state_dir, emit, finish_idle=args.finish or not named,
+                                    nightly_sleep=args.sleep or not named, idle_minutes=args.idle,
+                                    scan_seconds=args.scan, sleep_at=args.sleep_at, model=args.model)
+        except ValueError as exc:
+            raise CliError(str(exc), 2) from exc
     return duties
 
 
@@ -116,6 +137,10 @@ def _line(doc: dict[str, Any]) -> str:
                 + (f"; {len(doc['errors'])} error(s)" if doc["errors"] else ""))
     if event == "error":
         return f"error in {doc['duty']}: {sanitize_line(doc['message'])}"
+    if event in ("finish", "sleep"):
+        from ..writer.duties import describe
+
+        return describe(doc)
     if event == "started":
         return f"watching ({', '.join(doc['duties'])}); Ctrl-C to stop"
     return "stopped"

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
+from ..nodes import clean_text
 from ..session_store import SessionError, SessionStore
 from .plan import PlannedNode, SessionPlan
 
@@ -37,7 +39,7 @@ def apply_plan(store: SessionStore, plan: SessionPlan, *,
     sid = plan.session_id
     created = not store.has_session(sid)
     if created:
-        store.create_session(title=plan.title, session_id=sid, **plan.meta)
+        store.create_session(title=plan.title, session_id=sid, **_clean(plan.meta))
     result = ApplyResult(session_id=sid, title=plan.title, created=created)
     known = store.index(sid).entries
     missing = [n for n in plan.nodes if n.id not in known]
@@ -59,15 +61,27 @@ def apply_plan(store: SessionStore, plan: SessionPlan, *,
     return result
 
 
+def _clean(value: Any) -> Any:
+    """Transcripts can carry lone surrogates (`"\\ud800"` is valid JSON); node files are UTF-8."""
+    if isinstance(value, str):
+        return clean_text(value)
+    if isinstance(value, list):
+        return [_clean(v) for v in value]
+    if isinstance(value, dict):
+        return {_clean(k): _clean(v) for k, v in value.items()}
+    return value
+
+
 def _append(store: SessionStore, sid: str, node: PlannedNode) -> None:
+    text, name, args, metadata = _clean(node.text), _clean(node.name), _clean(node.input), _clean(node.metadata)
     if node.kind == "summary":
-        store.append_summary(sid, node.covers, node.text, node_id=node.id, created_at=node.created_at)
+        store.append_summary(sid, node.covers, text, node_id=node.id, created_at=node.created_at)
     elif node.kind == "spawn":
-        store.spawn_branch(sid, node.text, caller=node.caller, node_id=node.id, created_at=node.created_at,
-                           metadata=node.metadata)
+        store.spawn_branch(sid, text, caller=node.caller, node_id=node.id, created_at=node.created_at,
+                           metadata=metadata)
     elif node.kind == "tool":
-        store.append(sid, "tool", node.text, predecessor=None, caller=node.caller, name=node.name, input=node.input,
-                     metadata=node.metadata, node_id=node.id, created_at=node.created_at, move_head=False)
+        store.append(sid, "tool", text, predecessor=None, caller=node.caller, name=name, input=args,
+                     metadata=metadata, node_id=node.id, created_at=node.created_at, move_head=False)
     else:
-        store.append(sid, ROLE_OF[node.kind], node.text, predecessor=node.predecessor, name=node.name,
-                     metadata=node.metadata, node_id=node.id, created_at=node.created_at, move_head=node.on_head)
+        store.append(sid, ROLE_OF[node.kind], text, predecessor=node.predecessor, name=name,
+                     metadata=metadata, node_id=node.id, created_at=node.created_at, move_head=node.on_head)

@@ -26,7 +26,7 @@ from typing import Any
 
 from ..nodes import ROOT_ID
 from .jsonl import iter_records, peek_records
-from .plan import PlannedNode, SessionPlan, ToolTracker, as_text, parse_time, safe_id, title_of
+from .plan import PlannedNode, SessionPlan, ToolTracker, as_text, parse_time, safe_id, shown, str_field, title_of
 
 KIND = "claude-code"
 SESSION_PREFIX = "cc-"
@@ -51,7 +51,7 @@ class _Folder:
         self.plan = plan
         self.tools = ToolTracker(plan, KIND)
         self.effective: dict[str, str] = {}  # source uuid -> planned chain id (or ROOT)
-        self.replays: dict[tuple[str, Any, str], str] = {}  # (type, timestamp, text) -> node id
+        self.replays: dict[tuple[str, float | None, str], str] = {}  # (type, time, text) -> node id
         self.agent_calls: dict[str, str] = {}  # sub-agent id -> the Task tool_use id
         self.task_prompts: dict[str, str] = {}  # Task prompt text -> tool_use id
         self.head_tail: str = ROOT_ID
@@ -84,7 +84,7 @@ class _Folder:
     # --- records ---------------------------------------------------------------
 
     def feed(self, record: dict[str, Any]) -> None:
-        rtype = record.get("type")
+        rtype = str_field(record, "type")
         uuid = record.get("uuid")
         if rtype in NON_TURN_TYPES:
             self.plan.skipped[f"not a turn ({rtype})"] += 1
@@ -95,7 +95,7 @@ class _Folder:
             return
         if not isinstance(uuid, str) or not uuid:
             known = rtype in ("user", "assistant", "system", "progress")
-            self.plan.skipped["record without uuid" if known else f"unknown record type ({rtype})"] += 1
+            self.plan.skipped["record without uuid" if known else f"unknown record type ({shown(rtype)})"] += 1
             return
         if uuid in self.effective:
             self.replayed.add(uuid)
@@ -115,7 +115,7 @@ class _Folder:
             self._system(record, uuid, parent, on_head)
         else:
             self.effective[uuid] = self.resolve(parent, on_head)
-            self.plan.skipped[f"unknown record type ({rtype})"] += 1
+            self.plan.skipped[f"unknown record type ({shown(rtype)})"] += 1
 
     def _progress(self, record: dict[str, Any]) -> None:
         data = record.get("data")
@@ -125,7 +125,7 @@ class _Folder:
                 self.agent_calls.setdefault(agent, call)
 
     def _system(self, record: dict[str, Any], uuid: str, parent: Any, on_head: bool) -> None:
-        subtype = record.get("subtype") or "plain"
+        subtype = str_field(record, "subtype") or "plain"
         if subtype == "compact_boundary":
             logical = record.get("logicalParentUuid")
             if isinstance(logical, str) and logical in self.effective:
@@ -138,7 +138,7 @@ class _Folder:
             self.plan.folded["compact boundary (into its summary node)"] += 1
             return
         self.effective[uuid] = self.resolve(parent, on_head)
-        self.plan.folded[f"system record ({subtype})"] += 1
+        self.plan.folded[f"system record ({shown(subtype)})"] += 1
 
     def _user(self, record: dict[str, Any], uuid: str, parent: Any, on_head: bool) -> None:
         message = record.get("message") if isinstance(record.get("message"), dict) else {}
@@ -176,8 +176,8 @@ class _Folder:
             self.effective[uuid] = self.resolve(parent, on_head)
             self.plan.folded[reason] += 1
             return
-        key = ("user", record.get("timestamp"), text)
-        if key in self.replays:
+        key = ("user", created, text)
+        if created is not None and key in self.replays:
             self.effective[uuid] = self.replays[key]
             self.plan.skipped["replayed copy of a turn (new uuid)"] += 1
             return
@@ -229,8 +229,8 @@ class _Folder:
         caller = anchor
         if texts:
             text = "\n\n".join(texts)
-            key = ("assistant", record.get("timestamp"), text)
-            if key in self.replays:
+            key = ("assistant", created, text)
+            if created is not None and key in self.replays:
                 self.effective[uuid] = self.replays[key]
                 self.plan.skipped["replayed copy of a turn (new uuid)"] += 1
                 return
@@ -272,7 +272,7 @@ def _session_of(path: Path) -> tuple[str, bool] | None:
         sid = record.get("sessionId")
         if isinstance(sid, str) and sid:
             return sid, sidechain or bool(record.get("isSidechain"))
-        looks_right = looks_right or record.get("type") in NON_TURN_TYPES or "uuid" in record
+        looks_right = looks_right or str_field(record, "type") in NON_TURN_TYPES or "uuid" in record
     return (path.stem, sidechain) if looks_right else None
 
 

@@ -28,7 +28,7 @@ from typing import Any
 
 from ..nodes import ROOT_ID
 from .jsonl import iter_records, peek_records
-from .plan import PlannedNode, SessionPlan, ToolTracker, as_text, parse_time, safe_id
+from .plan import PlannedNode, SessionPlan, ToolTracker, as_text, parse_time, safe_id, shown, str_field
 
 KIND = "codex"
 SESSION_PREFIX = "codex-"
@@ -194,7 +194,7 @@ class _RolloutFolder:
         self.leading_metas = True
 
     def feed(self, number: int, record: dict[str, Any]) -> None:
-        rtype = record.get("type")
+        rtype = str_field(record, "type")
         payload = record.get("payload") if isinstance(record.get("payload"), dict) else None
         if self.leading_metas and _meta_payload(record, number == 1) is not None:
             if number > 1:
@@ -215,12 +215,12 @@ class _RolloutFolder:
         elif rtype in NON_TURN_TYPES or record.get("record_type") == "state":
             self.plan.skipped[f"not a turn ({rtype or 'state'})"] += 1
         else:
-            self.plan.skipped[f"unknown record type ({rtype})"] += 1
+            self.plan.skipped[f"unknown record type ({shown(rtype)})"] += 1
 
     # --- items -----------------------------------------------------------------
 
     def _item(self, item: dict[str, Any], created: float | None) -> None:
-        itype = item.get("type")
+        itype = str_field(item, "type")
         if itype == "message":
             self._message(item, created)
         elif itype == "reasoning":
@@ -245,10 +245,10 @@ class _RolloutFolder:
         elif itype == "agent_message":
             self.plan.skipped["inter-agent message (runtime, not a turn)"] += 1
         else:
-            self.plan.skipped[f"unknown response item ({itype})"] += 1
+            self.plan.skipped[f"unknown response item ({shown(itype)})"] += 1
 
     def _message(self, item: dict[str, Any], created: float | None) -> None:
-        role = item.get("role")
+        role = str_field(item, "role")
         content = item.get("content")
         if role == "user":
             text = as_text(content)
@@ -266,7 +266,7 @@ class _RolloutFolder:
                 return
             self._turn("assistant", text, created)
         else:
-            self.plan.skipped[f"{role} instructions (not a turn)"] += 1
+            self.plan.skipped[f"{shown(role) or 'unknown-role'} message (not a turn)"] += 1
 
     def _turn(self, role: str, text: str, created: float | None) -> None:
         nid = _content_id(self.tip, role, text)
@@ -287,7 +287,7 @@ class _RolloutFolder:
             if self.rollout.relation == "fork":
                 metadata["thread_id"] = self.rollout.thread_id
             node = PlannedNode(id=nid, kind=role, text=text, predecessor=self.tip, created_at=created,
-                               metadata=metadata)
+                               metadata=metadata, on_head=self.on_head)
         self.plan.add(node)
         self.tip = node.id
         if role == "user":
@@ -314,7 +314,7 @@ class _RolloutFolder:
     # --- events and compaction -----------------------------------------------------
 
     def _event(self, event: dict[str, Any]) -> None:
-        etype = event.get("type")
+        etype = str_field(event, "type")
         if etype in MIRROR_EVENTS:
             self.plan.skipped["event_msg duplicate of a response_item"] += 1
         elif etype == "thread_rolled_back" and isinstance(event.get("num_turns"), int):

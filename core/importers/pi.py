@@ -18,7 +18,7 @@ from typing import Any
 
 from ..nodes import ROOT_ID
 from .jsonl import iter_records, peek_records
-from .plan import PlannedNode, SessionPlan, ToolTracker, as_text, parse_time, safe_id, title_of
+from .plan import PlannedNode, SessionPlan, ToolTracker, as_text, parse_time, safe_id, shown, str_field, title_of
 
 KIND = "pi"
 SESSION_PREFIX = "pi-"
@@ -63,7 +63,7 @@ class _Folder:
         return self.effective.get(entry_id, ROOT_ID)
 
     def feed(self, number: int, entry: dict[str, Any]) -> None:
-        etype = entry.get("type")
+        etype = str_field(entry, "type")
         if etype == "session":
             if "source_session_id" in self.plan.meta:
                 self.plan.skipped["extra session header"] += 1
@@ -93,13 +93,13 @@ class _Folder:
                 self.session_name = entry["name"]
             self.plan.skipped[f"not a turn ({etype})"] += 1
         else:
-            self.plan.skipped[f"unknown entry type ({etype})"] += 1
+            self.plan.skipped[f"unknown entry type ({shown(etype)})"] += 1
 
     def _message(self, eid: str, message: Any, anchor: str, created: float | None) -> None:
         if not isinstance(message, dict):
             self.plan.skipped["message entry without a message"] += 1
             return
-        role = message.get("role")
+        role = str_field(message, "role")
         nid = safe_id(eid)
         if role == "user":
             self._turn(PlannedNode(id=nid, kind="user", text=as_text(message.get("content")), predecessor=anchor,
@@ -135,7 +135,7 @@ class _Folder:
         elif role == "custom":
             self.plan.folded["extension message (custom)"] += 1
         else:
-            self.plan.skipped[f"unknown message role ({role})"] += 1
+            self.plan.skipped[f"unknown message role ({shown(role)})"] += 1
 
     def _turn(self, node: PlannedNode, eid: str) -> None:
         self.plan.add(node)

@@ -30,7 +30,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from ..nodes import ROOT_ID, valid_node_id
+from ..nodes import ROOT_ID, clean_text, valid_node_id
 
 TOOL_TEXT_LIMIT = 4000  # chars of a tool's input/output kept on its node; the source file keeps the rest
 CHAIN_KINDS = frozenset({"user", "assistant", "spawn"})
@@ -239,6 +239,17 @@ def safe_id(raw: Any, *, prefix: str = "") -> str:
     return f"{prefix}{cleaned}-{digest}" if cleaned else f"{prefix}{digest}"
 
 
+def str_field(record: dict[str, Any], key: str) -> str:
+    """A type/role-like field, or "" when a damaged record has something else there."""
+    value = record.get(key)
+    return value if isinstance(value, str) else ""
+
+
+def shown(value: str) -> str:
+    """A source-provided name (record type, role) as it may appear in a skip reason."""
+    return clean_text(value)[:40]
+
+
 def parse_time(value: Any) -> float | None:
     """Unix seconds from an ISO-8601 string or a number (seconds or milliseconds)."""
     if isinstance(value, bool):
@@ -250,7 +261,7 @@ def parse_time(value: Any) -> float | None:
     if isinstance(value, str) and value:
         try:
             return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
-        except ValueError:
+        except (ValueError, OverflowError, OSError):
             return None
     return None
 
@@ -295,5 +306,6 @@ def clip_input(value: Any) -> Any:
 
 
 def title_of(text: str, limit: int = 80) -> str:
-    line = " ".join(text.split())
+    """A one-line title (valid UTF-8: it is printed and stored)."""
+    line = " ".join(clean_text(text).split())
     return line if len(line) <= limit else line[: limit - 1] + "…"

@@ -8,15 +8,21 @@
 * `recent_events.jsonl`: the newest blocks by creation order.
 
 Everything here is a pure function of the topic documents, the creation order and
-the archive; the caller decides which bytes actually changed.
+the archive; the caller decides which bytes actually changed. Per-document pieces are
+computed once per parsed document, and a timeline rebuild redoes only the dates of
+documents that differ from those the live timeline was last built from in this
+process (a document edited now, or changed on disk since) — the first build in a
+process redoes every date.
 """
 
 from __future__ import annotations
 
 import json
 import posixpath
-from collections.abc import Iterable
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass
+from weakref import WeakKeyDictionary
 
 from .sources import SourceIndex, handle_target
 from .topics import Paragraph, TopicDoc, is_relative_target, topic_rel_to_root
@@ -57,7 +63,16 @@ def _root_target(topic: str, target: str) -> str:
     return handle_target(target) or target
 
 
+_UNITS: WeakKeyDictionary[TopicDoc, list[Unit]] = WeakKeyDictionary()
+_OUTBOUND: WeakKeyDictionary[TopicDoc, dict[str, list[str]]] = WeakKeyDictionary()
+_ENTRIES: WeakKeyDictionary[TopicDoc, list[tuple[str, tuple[str, str], str]]] = WeakKeyDictionary()
+
+
 def units_of(doc: TopicDoc) -> list[Unit]:
+    """The units of one document (computed once per parsed document)."""
+    cached = _UNITS.get(doc)
+    if cached is not None:
+        return cached
     out = []
     for p in doc.blocks:
         evidence = []
@@ -69,6 +84,7 @@ def units_of(doc: TopicDoc) -> list[Unit]:
                     evidence.append(Evidence(_quote(doc.path, p, claim.start, claim.end), d.when, links))
         targets = tuple(bid for _link, _path, bid in p.block_refs())
         out.extend(Unit(bid, doc.path, p, tuple(evidence), targets) for bid in p.ids)
+    _UNITS[doc] = out
     return out
 
 
@@ -98,32 +114,95 @@ def _rebased(quote: tuple[str, ...], from_dir: str) -> str:
 
 
 def _relative(root_target: str, from_dir: str) -> str:
-    path, sep, frag = root_target.partition("#")
-    return posixpath.relpath(path, from_dir) + (sep + frag if sep else "")
+    """A root-relative target (normalized, inside the workspace) seen from `from_dir`."""
+    return "../" * (from_dir.count("/") + 1) + root_target
 
 
-def timeline(units: Iterable[Unit]) -> dict[str, bytes]:
-    grouped: dict[str, list[tuple[Unit, Evidence]]] = {}
-    for unit in units:
+def timeline_path(when: str) -> str:
+    return "timeline/" + "/".join(when.split("-")) + ".md"
+
+
+def _timeline_entries(doc: TopicDoc) -> list[tuple[str, tuple[str, str], str]]:
+    """(when, sort key, rendered line) of every dated piece of evidence in `doc`."""
+    cached = _ENTRIES.get(doc)
+    if cached is not None:
+        return cached
+    out = []
+    for unit in units_of(doc):
         for e in unit.evidence:
-            if e.when:
-                grouped.setdefault(e.when, []).append((unit, e))
-    files: dict[str, bytes] = {}
-    for when, rows in grouped.items():
-        path = "timeline/" + "/".join(when.split("-")) + ".md"
-        here = posixpath.dirname(path)
-        blocks = [f"# {when}"]
-        for unit, e in sorted(rows, key=lambda r: (r[1].links[0][1] if r[1].links else "", r[0].memory_id)):
-            topic_link = _relative(f"topics/{unit.topic}", here)
+            if not e.when:
+                continue
+            here = posixpath.dirname(timeline_path(e.when))
             fragment = unit.memory_id if unit.memory_id.startswith("mem_") else f"^{unit.memory_id}"
+            topic_link = _relative(f"topics/{unit.topic}", here)
             sources = " ".join(f"[{label}]({_relative(target, here)})" for label, target in e.links)
-            blocks.extend(["", f"{_rebased(e.quote, here)} [Topic]({topic_link}#{fragment}) {sources}".rstrip()])
-        files[path] = ("\n".join(blocks) + "\n").encode("utf-8")
+            line = f"{_rebased(e.quote, here)} [Topic]({topic_link}#{fragment}) {sources}".rstrip()
+            out.append((e.when, (e.links[0][1] if e.links else "", unit.memory_id), line))
+    _ENTRIES[doc] = out
+    return out
+
+
+def whens_of(doc: TopicDoc) -> frozenset[str]:
+    return frozenset(when for when, _key, _line in _timeline_entries(doc))
+
+
+def timeline(docs: dict[str, TopicDoc], whens: set[str] | None = None) -> dict[str, bytes | None]:
+    """Timeline files for `whens` (every date when None): their bytes, or None for a date
+    no entry points at any more."""
+    grouped: dict[str, list[tuple[tuple[str, str], str]]] = {w: [] for w in whens or ()}
+    for rel in sorted(docs):
+        for when, key, line in _timeline_entries(docs[rel]):
+            if whens is None or when in whens:
+                grouped.setdefault(when, []).append((key, line))
+    files: dict[str, bytes | None] = {}
+    for when, rows in grouped.items():
+        rows.sort(key=lambda row: row[0])
+        files[timeline_path(when)] = (
+            (f"# {when}\n\n" + "\n\n".join(line for _key, line in rows) + "\n").encode("utf-8") if rows else None)
     return files
 
 
-def relations(units: list[Unit]) -> bytes:
-    outbound = {u.memory_id: sorted(set(u.targets)) for u in units}
+# The topic documents each workspace's live timeline was last built from, in this
+# process. A later build only redoes the dates of documents that differ from these
+# (edited now, or changed on disk since); with no record, everything is rebuilt.
+_BUILT_FROM: OrderedDict[str, dict[str, TopicDoc]] = OrderedDict()
+_BUILT_FROM_SIZE = 16
+_BUILT_LOCK = threading.Lock()
+
+
+def dates_to_rebuild(root: str, docs: dict[str, TopicDoc]) -> set[str] | None:
+    """The dates whose timeline files a build from `docs` must redo; None: all of them."""
+    with _BUILT_LOCK:
+        built = _BUILT_FROM.get(root)
+    if built is None:
+        return None
+    out: set[str] = set()
+    for rel in set(built) | set(docs):
+        old, new = built.get(rel), docs.get(rel)
+        if old is not new:
+            out |= (whens_of(old) if old else frozenset()) | (whens_of(new) if new else frozenset())
+    return out
+
+
+def remember_build(root: str, docs: dict[str, TopicDoc]) -> None:
+    with _BUILT_LOCK:
+        _BUILT_FROM[root] = dict(docs)
+        _BUILT_FROM.move_to_end(root)
+        if len(_BUILT_FROM) > _BUILT_FROM_SIZE:
+            _BUILT_FROM.popitem(last=False)
+
+
+def _outbound(doc: TopicDoc) -> dict[str, list[str]]:
+    cached = _OUTBOUND.get(doc)
+    if cached is None:
+        cached = _OUTBOUND[doc] = {u.memory_id: sorted(set(u.targets)) for u in units_of(doc)}
+    return cached
+
+
+def relations(docs: dict[str, TopicDoc]) -> bytes:
+    outbound: dict[str, list[str]] = {}
+    for rel in sorted(docs):
+        outbound.update(_outbound(docs[rel]))
     backlinks: dict[str, list[str]] = {}
     for source, targets in outbound.items():
         for target in targets:

@@ -2,9 +2,9 @@
 
 A redo journal with a backup:
 
-1. `prepared` — every new file's bytes are written (and synced) under
-   `<mem>/.scriptorium-block-backup/new/`, and every file about to be replaced or
-   deleted is hard-linked under `…/old/` (the old inode survives the replace).
+1. `prepared` — every new file's bytes are written (and synced) to
+   `<mem>/.scriptorium-block-backup/<n>.new`, and every file about to be replaced
+   or deleted is hard-linked as `…/<n>.old` (the old inode survives the replace).
 2. `journal` — `.scriptorium/journal.json` is written atomically: from here on the
    transaction will be completed.
 3. `replace` — each file is moved into place (`os.replace`) or deleted.
@@ -16,6 +16,8 @@ moving the remaining files is idempotent, the commit is made unless HEAD already
 carries the transaction's trailer, the audit record is appended unless present.
 An exception inside this process before the commit rolls back from `old/`
 instead (journal phase `rollback`, which a crash mid-rollback also completes).
+The backup is flat (numbered files, one directory): directory operations are the
+slow part of an install on a real disk.
 Either way the workspace ends as the old one or the new one, never a mix, and git
 agrees with the files.
 """
@@ -57,7 +59,6 @@ class Change:
 
 
 def _write_synced(path: Path, data: bytes) -> None:
-    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     with open(path, "wb", opener=lambda p, flags: os.open(p, flags, 0o600)) as fh:
         fh.write(data)
         fh.flush()
@@ -75,12 +76,11 @@ def _prune_empty(directory: Path, root: Path) -> None:
 
 
 def _apply(root: Path, entries: list[dict[str, Any]]) -> None:
-    new_dir = root / BACKUP / "new"
     touched: set[Path] = set()
     for entry in entries:
         target = root / entry["path"]
         if entry["write"]:
-            staged = new_dir / entry["path"]
+            staged = root / BACKUP / f"{entry['slot']}.new"
             if staged.exists():  # else: moved into place before a crash
                 target.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
                 os.replace(staged, target)
@@ -98,11 +98,10 @@ def _apply(root: Path, entries: list[dict[str, Any]]) -> None:
 
 
 def _restore(root: Path, entries: list[dict[str, Any]]) -> None:
-    old_dir = root / BACKUP / "old"
     for entry in entries:
         target = root / entry["path"]
         if entry["existed"]:
-            kept = old_dir / entry["path"]
+            kept = root / BACKUP / f"{entry['slot']}.old"
             if kept.exists():
                 target.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
                 os.replace(kept, target)
@@ -144,38 +143,36 @@ def install(
     no versioned file changed). Raises `InstallError` after rolling back."""
     backup = root / BACKUP
     shutil.rmtree(backup, ignore_errors=True)
-    entries = []
-    synced: set[Path] = set()
-    for change in changes:
-        target = root / change.path
-        existed = target.is_file()
-        if change.data is not None:
-            staged = backup / "new" / change.path
-            _write_synced(staged, change.data)
-            synced.add(staged.parent)
-        if existed:
-            kept = backup / "old" / change.path
-            kept.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-            os.link(target, kept)
-        entries.append({"path": change.path, "write": change.data is not None, "existed": existed})
-    for directory in synced:
-        fsync_dir(directory)
-    _checkpoint("prepared")
-    journal = {
-        "txn": txn, "phase": "install", "message": message, "entries": entries, "audit": audit_record,
-        "commit": any(not e["path"].startswith(runtime.name + "/") for e in entries),
-    }
-    atomic_write_text(runtime / JOURNAL, json.dumps(journal, ensure_ascii=False))
-    _checkpoint("journal")
+    journal = {"txn": txn, "phase": "install", "message": message, "entries": [], "audit": audit_record,
+               "commit": any(not c.path.startswith(runtime.name + "/") for c in changes)}
     try:
-        _apply(root, entries)
+        backup.mkdir(mode=0o700)
+        for slot, change in enumerate(changes):
+            target = root / change.path
+            existed = target.is_file()
+            if change.data is not None:
+                _write_synced(backup / f"{slot}.new", change.data)
+            if existed:
+                os.link(target, backup / f"{slot}.old")
+            journal["entries"].append(
+                {"slot": slot, "path": change.path, "write": change.data is not None, "existed": existed})
+        fsync_dir(backup)
+        _checkpoint("prepared")
+        atomic_write_text(runtime / JOURNAL, json.dumps(journal, ensure_ascii=False))
+    except Exception as exc:
+        shutil.rmtree(backup, ignore_errors=True)
+        raise InstallError(f"install failed before anything changed: {exc}") from exc
+    try:
+        _checkpoint("journal")
+        _apply(root, journal["entries"])
         _checkpoint("installed")
         sha = _commit_once(repo, journal)
         _checkpoint("committed")
     except Exception as exc:
         if history.head_transaction(repo) == txn:  # the commit landed: finish instead
-            _finish(root, runtime, journal, history.head_sha(repo))
-            return history.head_sha(repo)
+            sha = history.head_sha(repo)
+            _finish(root, runtime, journal, sha)
+            return sha
         _rollback(root, runtime, repo, journal)
         raise InstallError(f"install failed and was rolled back: {exc}") from exc
     _finish(root, runtime, journal, sha)

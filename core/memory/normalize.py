@@ -73,7 +73,7 @@ class Normalized:
 @dataclass
 class Context:
     committed: set[str]  # block ids in the live workspace before the edit
-    committed_docs: dict[str, TopicDoc]  # block id -> the live document holding it
+    home: Callable[[str], TopicDoc | None]  # block id -> the live document holding it
     taken: set[str]  # ids no new block may get (committed, retired, already assigned)
     frame_exists: Callable[[str, str], bool]  # (archive path, anchor) -> exists in the stage
     manual_at: float | None = None  # human edits: cite uncited paragraphs to a manual source
@@ -145,10 +145,11 @@ class Normalizer:
 
         for p in paragraphs:
             kept = tuple(i for i in p.ids if i in self.ctx.committed)
-            moved_from = next((self.ctx.committed_docs[i] for i in kept if i in self.ctx.committed_docs), None)
-            for c in p.citations:
-                if (c.id in doc.definitions or c.id in recovered or (p.start, c.start) in binding
-                        or moved_from is None or c.id not in moved_from.definitions):
+            orphans = [c for c in p.citations
+                       if c.id not in doc.definitions and c.id not in recovered and (p.start, c.start) not in binding]
+            moved_from = next(filter(None, map(self.ctx.home, kept)), None) if orphans else None
+            for c in orphans:
+                if moved_from is None or c.id not in moved_from.definitions:
                     continue
                 recovered.add(c.id)  # a moved block brings back the evidence it left behind
                 line = self._canonical(path, moved_from.definitions[c.id], c.id, rebase_from=moved_from.path)

@@ -22,6 +22,7 @@ import hashlib
 import json
 import posixpath
 import re
+import threading
 import unicodedata
 import urllib.parse
 from collections import OrderedDict
@@ -187,6 +188,8 @@ class SourceRecord:
         if self.authority_tier not in _TIERS or self.trust_state not in ("pending", "trusted"):
             raise InvalidRecord(f"invalid record authority for {self.source_id}")
         label = speaker_label(self.speaker_display, self.speaker_id, self.role)
+        if not label.strip():
+            raise InvalidRecord(f"record {self.source_id} has neither a speaker nor a role")
         body = f"[{ts}] {label}: {self.content}".split("\n")
         lines = [f'<a id="{anchor_for(self.source_id)}"></a>', f"<!-- source-id:{self.source_id} -->"]
         if _normalize_name(self.speaker_id) or _normalize_name(self.speaker_display):
@@ -364,21 +367,24 @@ def scan_legacy(text: str, rel: str) -> ArchiveScan:
 
 
 _SCANS: OrderedDict[tuple[str, str], ArchiveScan] = OrderedDict()
-_SCAN_CACHE_SIZE = 256
+_SCAN_CACHE_SIZE = 64
+_SCANS_LOCK = threading.Lock()
 
 
 def scan_archive(data: bytes, rel: str) -> ArchiveScan:
     """Scan once per content: results are cached by (path, sha256 of the bytes)."""
     key = (rel, hashlib.sha256(data).hexdigest())
-    scan = _SCANS.get(key)
-    if scan is None:
-        text = data.decode("utf-8", errors="replace")
-        scan = scan_v2(text, rel) if is_v2_path(rel) else scan_legacy(text, rel)
-        _SCANS[key] = scan
+    with _SCANS_LOCK:
+        scan = _SCANS.get(key)
+        if scan is not None:
+            _SCANS.move_to_end(key)
+            return scan
+    text = data.decode("utf-8", errors="replace")
+    scan = scan_v2(text, rel) if is_v2_path(rel) else scan_legacy(text, rel)
+    with _SCANS_LOCK:
+        scan = _SCANS.setdefault(key, scan)
         if len(_SCANS) > _SCAN_CACHE_SIZE:
             _SCANS.popitem(last=False)
-    else:
-        _SCANS.move_to_end(key)
     return scan
 
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 import calendar
 import posixpath
 import re
+import threading
 import urllib.parse
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -244,7 +245,7 @@ class Heading:
     title: str
 
 
-@dataclass
+@dataclass(eq=False)  # identity: documents are cached and keyed by object
 class TopicDoc:
     path: str  # relative to topics/, posix
     text: str
@@ -266,6 +267,10 @@ class TopicDoc:
     def block_ids(self) -> list[tuple[str, int]]:
         """(block id, line) of every block, aliases included."""
         return [(bid, p.line) for p in self.paragraphs for bid in p.ids]
+
+    @cached_property
+    def id_set(self) -> frozenset[str]:
+        return frozenset(bid for p in self.paragraphs for bid in p.ids)
 
     @cached_property
     def block_links(self) -> list[tuple[str, int]]:
@@ -432,20 +437,24 @@ def parse_topic(path: str, text: str) -> TopicDoc:
 
 
 _DOCS: OrderedDict[tuple[str, str], TopicDoc] = OrderedDict()
-_DOC_CACHE_SIZE = 4096
+_DOC_CACHE_SIZE = 1024  # ~100 KB per parsed 25-block topic, derived pieces included
+_DOCS_LOCK = threading.Lock()  # the TUI transacts and reads from worker threads
 
 
 def parse_cached(path: str, text: str) -> TopicDoc:
     """`parse_topic`, remembered per (path, text): an unchanged topic is parsed once per
     process. Callers must treat the returned document as read-only."""
     key = (path, text)
-    doc = _DOCS.get(key)
-    if doc is None:
-        doc = _DOCS[key] = parse_topic(path, text)
+    with _DOCS_LOCK:
+        doc = _DOCS.get(key)
+        if doc is not None:
+            _DOCS.move_to_end(key)
+            return doc
+    doc = parse_topic(path, text)
+    with _DOCS_LOCK:
+        doc = _DOCS.setdefault(key, doc)
         if len(_DOCS) > _DOC_CACHE_SIZE:
             _DOCS.popitem(last=False)
-    else:
-        _DOCS.move_to_end(key)
     return doc
 
 

@@ -59,7 +59,7 @@ if TYPE_CHECKING:
     from .workspace import Workspace
 
 KINDS = ("write", "sleep", "edit", "revert", "migrate")
-DERIVED_FILES = ("core.md", "relations.json", "recent_events.jsonl")
+LOCK_TIMEOUT = 1.0  # seconds; a longer wait is a retryable failure: a user must never wait on memory
 _DIFFED = ("topics/", "sources/", "core.md")
 
 
@@ -120,22 +120,38 @@ class TransactionResult:
         }
 
 
-def _walk_files(root: Path) -> Iterable[tuple[str, Path]]:
-    """(posix path relative to `root`, path) of every regular file, symlinks skipped."""
-    for dirpath, dirnames, filenames in os.walk(root):
-        base = Path(dirpath)
-        dirnames[:] = sorted(d for d in dirnames if not (base / d).is_symlink())
-        for name in sorted(filenames):
-            path = base / name
-            if not path.is_symlink() and path.is_file():
-                yield path.relative_to(root).as_posix(), path
+def _walk_files(root: Path) -> dict[str, str]:
+    """Every regular file under `root`: posix path relative to it -> os path; symlinks skipped."""
+    out: dict[str, str] = {}
+
+    def walk(directory: str, prefix: str) -> None:
+        try:
+            entries = list(os.scandir(directory))
+        except (FileNotFoundError, NotADirectoryError):
+            return
+        for entry in entries:
+            if entry.is_dir(follow_symlinks=False):
+                walk(entry.path, f"{prefix}{entry.name}/")
+            elif entry.is_file(follow_symlinks=False):
+                out[prefix + entry.name] = entry.path
+
+    walk(str(root), "")
+    return dict(sorted(out.items()))
 
 
-def _read(path: Path) -> bytes | None:
+def _read(path: str | Path) -> bytes | None:
     try:
-        return path.read_bytes()
+        with open(path, "rb") as fh:
+            return fh.read()
     except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
         return None
+
+
+def _stage_parent() -> str | None:
+    """Where stages are made: in memory when the system offers it (Linux /dev/shm) — a
+    stage is thrown away after every transaction — else the default temp directory."""
+    shm = "/dev/shm"
+    return shm if os.path.isdir(shm) and os.access(shm, os.W_OK | os.X_OK) else None
 
 
 def _one_line(text: str, limit: int = 200) -> str:
@@ -148,7 +164,7 @@ class Transaction:
 
     def __init__(
         self, workspace: Workspace, kind: str, summary: str = "", *,
-        evidence: Iterable[str] | None = None, lock_timeout: float = 5.0,
+        evidence: Iterable[str] | None = None, lock_timeout: float = LOCK_TIMEOUT,
         preview: bool = False, manual_sources: bool | None = None,
     ) -> None:
         if kind not in KINDS:
@@ -185,10 +201,11 @@ class Transaction:
         try:
             stack.enter_context(self.ws.lock(self.lock_timeout))
             self.ws.recover_locked()
-            self._read_baseline()
-            self._make_stage()
+            self._read_baseline()  # before anything is copied
+            self._tmp = Path(tempfile.mkdtemp(prefix="scriptorium-stage-", dir=_stage_parent()))
             stack.callback(shutil.rmtree, self._tmp, ignore_errors=True)
-            stack.callback(self._unlock_stage_sources)
+            stack.callback(self._unlock_stage_sources)  # runs first: read-only dirs block the removal
+            self._make_stage()
         except BaseException:
             stack.close()
             raise
@@ -209,34 +226,47 @@ class Transaction:
     def _read_baseline(self) -> None:
         ws = self.ws
         self._live: dict[str, bytes] = {}
-        for rel, path in _walk_files(ws.topics):
+        for rel, path in _walk_files(ws.topics).items():
             if rel.endswith(".md"):
-                self._live[rel] = path.read_bytes()
+                with open(path, "rb") as fh:
+                    self._live[rel] = fh.read()
         self._live_docs: dict[str, TopicDoc] = {
             rel: parse_cached(rel, data.decode("utf-8", errors="replace")) for rel, data in self._live.items()
         }
-        self._live_sources = {rel: path for rel, path in _walk_files(ws.sources)}
+        self._live_sources = _walk_files(ws.sources)
         self._runtime = load_runtime(ws.paths)
         self._retired = load_retired(ws.runtime)
 
     def _make_stage(self) -> None:
-        self._tmp = Path(tempfile.mkdtemp(prefix="scriptorium-stage-"))
-        self.stage = self._tmp / "memory"
+        self.stage = self._tmp / "memory"  # a state-directory layout: runtime_state can save into it
         topics = self.stage / "topics"
         topics.mkdir(parents=True)
-        for rel, data in self._live.items():
-            target = topics / rel
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(data)
+        self._write_tree(topics, self._live)
         sources = self.stage / "sources"
         sources.mkdir()
+        made: set[str] = set()
         for rel, path in self._live_sources.items():
-            target = sources / rel
-            target.parent.mkdir(parents=True, exist_ok=True)
+            target = os.path.join(sources, rel)
+            parent = os.path.dirname(target)
+            if parent not in made:
+                os.makedirs(parent, exist_ok=True)
+                made.add(parent)
             shutil.copyfile(path, target)
         self._own_sources: dict[str, bytes] = {}  # sources/… -> bytes the transaction appended
         self._lock_stage_sources()
         self._fingerprint = self._source_stats()
+
+    @staticmethod
+    def _write_tree(root: Path, files: dict[str, bytes]) -> None:
+        made: set[str] = set()
+        for rel, data in files.items():
+            target = os.path.join(root, rel)
+            parent = os.path.dirname(target)
+            if parent not in made:
+                os.makedirs(parent, exist_ok=True)
+                made.add(parent)
+            with open(target, "wb") as fh:
+                fh.write(data)
 
     def _lock_stage_sources(self) -> None:
         for dirpath, _dirs, files in os.walk(self.stage / "sources", topdown=False):
@@ -245,7 +275,7 @@ class Transaction:
             os.chmod(dirpath, 0o555)
 
     def _unlock_stage_sources(self) -> None:
-        for dirpath, dirs, _files in os.walk(self.stage / "sources"):
+        for dirpath, dirs, _files in os.walk(self._tmp / "memory" / "sources"):
             os.chmod(dirpath, 0o755)
             for name in dirs:
                 os.chmod(Path(dirpath) / name, 0o755)
@@ -349,10 +379,7 @@ class Transaction:
         self._ensure_open()
         shutil.rmtree(self.topics_dir)
         self.topics_dir.mkdir()
-        for rel, data in self._live.items():
-            target = self.topics_dir / rel
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(data)
+        self._write_tree(self.topics_dir, self._live)
         self._retire.clear()
         self._conflicts.clear()
 
@@ -360,21 +387,23 @@ class Transaction:
 
     def _stage_topics(self, diags: list[Diagnostic]) -> dict[str, bytes]:
         files: dict[str, bytes] = {}
-        for dirpath, dirnames, filenames in os.walk(self.topics_dir):
-            base = Path(dirpath)
-            for name in sorted(dirnames + filenames):
-                path = base / name
-                rel = path.relative_to(self.topics_dir).as_posix()
-                if path.is_symlink():
+
+        def walk(directory: str, prefix: str) -> None:
+            for entry in os.scandir(directory):
+                rel = prefix + entry.name
+                if entry.is_symlink():
                     diags.append(Diagnostic("parse", f"topics/{rel}", None, None, "symlinks are not allowed in topics/",
                                             "replace the link with a real file or remove it"))
-                elif name in filenames:
-                    if name.endswith(".md"):
-                        files[rel] = path.read_bytes()
-                    else:
-                        diags.append(Diagnostic("parse", f"topics/{rel}", None, None, "only .md topic files belong in topics/",
-                                                "remove the file or rename it to .md"))
-            dirnames[:] = [d for d in dirnames if not (base / d).is_symlink()]
+                elif entry.is_dir():
+                    walk(entry.path, rel + "/")
+                elif not entry.name.endswith(".md"):
+                    diags.append(Diagnostic("parse", f"topics/{rel}", None, None, "only .md topic files belong in topics/",
+                                            "remove the file or rename it to .md"))
+                else:
+                    with open(entry.path, "rb") as fh:
+                        files[rel] = fh.read()
+
+        walk(str(self.topics_dir), "")
         return files
 
     def _check_sources(self) -> list[Diagnostic]:
@@ -383,13 +412,13 @@ class Transaction:
         diags = []
         expected = {f"sources/{rel}": path for rel, path in self._live_sources.items()}
         seen = set()
-        for rel, path in _walk_files(self.stage / "sources"):
+        for rel, path in _walk_files(self.stage / "sources").items():
             key = f"sources/{rel}"
             seen.add(key)
             want = self._own_sources.get(key)
             if want is None and key in expected:
-                want = expected[key].read_bytes()
-            got = path.read_bytes()
+                want = _read(expected[key])
+            got = _read(path)
             if got != want:
                 line = 1
                 if want is not None:
@@ -423,11 +452,10 @@ class Transaction:
         if diags:
             return self._rejected(result, diags)
 
-        committed = {bid: self._live_docs[rel] for rel in sorted(self._live_docs, reverse=True)
-                     for bid, _line in self._live_docs[rel].block_ids}
+        committed: set[str] = set().union(*(doc.id_set for doc in self._live_docs.values()))
         stage_index = SourceIndex(self.stage)
         ctx = Context(
-            committed=set(committed), committed_docs=committed, taken=set(committed) | set(self._retired),
+            committed=committed, home=self._home, taken=committed | set(self._retired),
             frame_exists=lambda rel, anchor: (scan := stage_index.scan(rel)) is not None and anchor in scan.by_anchor,
             manual_at=self._at if self.manual_sources else None,
         )
@@ -455,6 +483,10 @@ class Transaction:
         result.archived = self._archived + manual_ids
         return result
 
+    def _home(self, block_id: str) -> TopicDoc | None:
+        """The live document holding `block_id` (a moved block's evidence is found there)."""
+        return next((doc for _rel, doc in sorted(self._live_docs.items()) if block_id in doc.id_set), None)
+
     def _rejected(self, result: TransactionResult, diags: list[Diagnostic]) -> TransactionResult:
         result.outcome = "rejected"
         result.diagnostics = sorted(diags, key=lambda d: (d.file or "", d.line or 0, d.rule))
@@ -472,22 +504,33 @@ class Transaction:
         return overlay, added_ids
 
     def _repoint_links(self, final: dict[str, str], changed: set[str]) -> dict[str, str]:
-        """Block links whose target moved to another file get the new relative path."""
-        where = {bid: rel for rel in sorted(final) for bid, _ in parse_cached(rel, final[rel]).block_ids}
-        live_where = {bid: rel for rel, doc in self._live_docs.items() for bid, _ in doc.block_ids}
-        moved = {bid for bid, rel in where.items() if live_where.get(bid, rel) != rel}
+        """Block links whose target now lives in another file get the new relative path.
+        Only the changed files can have gained ids, so only their ids can have moved."""
+        docs = {rel: parse_cached(rel, final[rel]) for rel in final}
+        moved: dict[str, str] = {}  # block id -> its new file
+        for rel in changed & set(docs):
+            before = self._live_docs.get(rel)
+            for bid in docs[rel].id_set:
+                if before is None or bid not in before.id_set:
+                    moved[bid] = rel
+
+        def home(bid: str) -> str | None:
+            if bid in moved:
+                return moved[bid]
+            return next((rel for rel, doc in docs.items() if bid in doc.id_set), None)
+
         out = dict(final)
-        for rel, text in final.items():
-            doc = parse_cached(rel, text)
-            if rel not in changed and not any(bid in moved for bid, _ in doc.block_links):
+        for rel, doc in docs.items():
+            if rel not in changed and not any(bid in moved for bid, _line in doc.block_links):
                 continue
             edits = []
             for p in doc.paragraphs:
                 for link, path, bid in p.block_refs():
-                    home = where.get(bid)
-                    if home is not None and resolve_topic_link(rel, path) != home:
-                        target = ("" if home == rel else relative_link(rel, home)) + "#^" + bid
+                    target_home = home(bid)
+                    if target_home is not None and resolve_topic_link(rel, path) != target_home:
+                        target = ("" if target_home == rel else relative_link(rel, target_home)) + "#^" + bid
                         edits.append((p.offset + link.target_start, p.offset + link.target_end, target))
+            text = final[rel]
             for start, end, target in sorted(edits, reverse=True):
                 text = text[:start] + target + text[end:]
             out[rel] = text
@@ -511,11 +554,13 @@ class Transaction:
             u.memory_id: n for n, u in enumerate(derived.all_units(self._live_docs))}
         order = derived.creation_order(previous, units)
         budget = ws.core_budget()
-        for rel, data in derived.timeline(units).items():
-            after[rel] = data
-        for rel in [f"timeline/{r}" for r, _ in _walk_files(ws.root / "timeline")]:
-            after.setdefault(rel, None)
-        after["relations.json"] = derived.relations(units)
+        dates = derived.dates_to_rebuild(str(ws.root), docs)
+        after.update(derived.timeline(docs, dates))
+        if dates is None:  # a full rebuild: whatever else is in timeline/ goes
+            for rel in _walk_files(ws.root / "timeline"):
+                after.setdefault(f"timeline/{rel}", None)
+        self._docs = docs
+        after["relations.json"] = derived.relations(docs)
         after["recent_events.jsonl"] = derived.recent_events(units, order, sources, ws.recent_limit())
         core_doc = docs.get(CORE_TOPIC)
         if core_doc is not None:
@@ -524,14 +569,14 @@ class Transaction:
         elif CORE_TOPIC in self._live:
             after["core.md"] = None  # the canonical core was deleted: so is its render
 
-        runtime = dict(self._runtime, creation_order=order)
-        save_runtime(StatePaths(self._tmp), runtime)
-        after[f"{ws.runtime.name}/runtime.json"] = (self._tmp / "memory" / ws.runtime.name / "runtime.json").read_bytes()
+        if order != self._runtime.get("creation_order"):  # serializing 5,000 ids is not free
+            save_runtime(StatePaths(self._tmp), dict(self._runtime, creation_order=order))
+            after[f"{ws.runtime.name}/runtime.json"] = (self._tmp / "memory" / ws.runtime.name / "runtime.json").read_bytes()
         if self._retire:
             registry = dict(self._retired)
             for bid, reason in sorted(self._retire.items()):
-                home = next((rel for rel, doc in self._live_docs.items() if bid in {b for b, _ in doc.block_ids}), None)
-                entry = {"reason": reason, "file": f"topics/{home}" if home else None,
+                home = self._home(bid)
+                entry = {"reason": reason, "file": f"topics/{home.path}" if home else None,
                          "at": datetime.now(timezone.utc).isoformat(timespec="seconds")}
                 registry[bid] = entry
                 result.retired.append({"id": bid, **entry})
@@ -564,13 +609,14 @@ class Transaction:
         if changes:
             result.commit = install.install(ws.root, ws.runtime, ws.repo, changes, txn=txn, message=message,
                                             audit_record=record)
+        derived.remember_build(str(ws.root), self._docs)
         result.outcome = "installed"
         self.close()
         return result
 
 
 def save_topic(workspace: Workspace, topic: str, text: str | bytes, *, summary: str | None = None,
-               base: str | None = None, lock_timeout: float = 5.0) -> TransactionResult:
+               base: str | None = None, lock_timeout: float = LOCK_TIMEOUT) -> TransactionResult:
     """A human's edit of one topic (`people/ada.md`; `core.md` is the canonical core)."""
     rel = topic_rel(topic)
     with Transaction(workspace, "edit", summary or f"edit topics/{rel}", lock_timeout=lock_timeout) as txn:
@@ -579,7 +625,7 @@ def save_topic(workspace: Workspace, topic: str, text: str | bytes, *, summary: 
 
 
 def retire_block(workspace: Workspace, topic: str, block_id: str, reason: str, *,
-                 lock_timeout: float = 5.0) -> TransactionResult:
+                 lock_timeout: float = LOCK_TIMEOUT) -> TransactionResult:
     """Take block `block_id` out of `topic` and record it as retired with `reason`.
     Links elsewhere that still point at it reject the transaction."""
     rel = topic_rel(topic)

@@ -88,50 +88,53 @@ def validate(plan: Plan) -> list[Diagnostic]:
             if issue.rule != UNUSED_DEFINITION:
                 add(issue.rule, rel, issue.line, issue.block_id, issue.message, issue.hint)
 
-    # 2. ids kept, unique, retirements honoured
-    live_ids = {bid: (rel, line) for rel, doc in plan.live.items() for bid, line in doc.block_ids}
-    seen: dict[str, tuple[str, int]] = {}
-    for rel in sorted(plan.stage):
+    # 2. ids kept, unique, retirements honoured. Only the changed (or deleted) files can
+    # lose or duplicate an id; the others contribute their id sets.
+    touched = sorted(set(plan.changed) | (set(plan.live) - set(plan.stage)))
+    unchanged = [rel for rel in plan.stage if rel not in plan.changed]
+    elsewhere: set[str] = set().union(*(plan.stage[rel].id_set for rel in unchanged))
+    seen: dict[str, tuple[str, int]] = {}  # ids of the changed files, first occurrence
+    for rel in sorted(plan.changed):
         for bid, line in plan.stage[rel].block_ids:
             first = seen.get(bid)
-            if first is None:
+            if first is None and bid not in elsewhere:
                 seen[bid] = (rel, line)
-            elif rel in plan.changed or first[0] in plan.changed:
-                where = (rel, line) if rel in plan.changed else first
-                other = first if where == (rel, line) else (rel, line)
-                add("block-id-unique", where[0], where[1], bid,
-                    f"block id ^{bid} appears twice (also topics/{other[0]} line {at(other[0], other[1])})",
-                    "keep the id on one paragraph only; a copied paragraph gets its own id when you drop the ^id")
-    for bid, (rel, line) in sorted(live_ids.items(), key=lambda kv: kv[1]):
-        if bid not in seen and bid not in plan.retire:
-            # The line where the block stood before the edit: the draft no longer has it.
-            out.append(Diagnostic("block-id-kept", f"topics/{rel}", line, bid,
-                f"block ^{bid} (topics/{rel} line {line}) is missing",
-                f"keep ^{bid} at the end of its paragraph (text may change, the id may not), "
-                "or retire the block explicitly with a reason"))
+                continue
+            if first is None:
+                home = next(r for r in sorted(unchanged) if bid in plan.stage[r].id_set)
+                first = (home, dict(plan.stage[home].block_ids)[bid])
+            add("block-id-unique", rel, line, bid,
+                f"block id ^{bid} appears twice (also topics/{first[0]} line {at(first[0], first[1])})",
+                "keep the id on one paragraph only; a copied paragraph gets its own id when you drop the ^id")
+    before = {bid: (rel, line) for rel in touched if rel in plan.live for bid, line in plan.live[rel].block_ids}
+    removed = set(before) - set(seen) - elsewhere
+    for bid in sorted(removed - set(plan.retire), key=before.__getitem__):
+        rel, line = before[bid]  # where the block stood before the edit: the draft no longer has it
+        out.append(Diagnostic(
+            "block-id-kept", f"topics/{rel}", line, bid, f"block ^{bid} (topics/{rel} line {line}) is missing",
+            f"keep ^{bid} at the end of its paragraph (text may change, the id may not), "
+            "or retire the block explicitly with a reason"))
     for bid in sorted(plan.retire):
-        if bid not in live_ids:
+        if bid not in before and bid not in elsewhere:
             add("retire", None, None, bid, f"there is no block ^{bid} to retire", "retire an id that exists")
-        elif bid in seen:
-            rel, line = seen[bid]
-            add("retire", rel, line, bid, f"block ^{bid} is retired but still present",
+        elif bid not in removed:
+            rel = seen[bid][0] if bid in seen else next(r for r in sorted(unchanged) if bid in plan.stage[r].id_set)
+            add("retire", rel, dict(plan.stage[rel].block_ids)[bid], bid, f"block ^{bid} is retired but still present",
                 "remove the retired paragraph (or its ^id) from the topic")
 
     # 3. links resolve
-    removed = set(live_ids) - set(seen)
-    for rel in sorted(plan.stage):
+    for rel in unchanged if removed else ():
+        for bid, line in plan.stage[rel].block_links:
+            if bid in removed:
+                add("link-resolves", rel, line, bid, f"links to block ^{bid}, which this change removes",
+                    "repoint the link to another block (path.md#^id) or remove it in the same change")
+    for rel in sorted(plan.changed):
         doc = plan.stage[rel]
-        if rel not in plan.changed:
-            for bid, line in doc.block_links:
-                if bid in removed:
-                    add("link-resolves", rel, line, bid, f"links to block ^{bid}, which this change removes",
-                        "repoint the link to another block (path.md#^id) or remove it in the same change")
-            continue
         for p in doc.paragraphs:
             for link in p.links:
                 ref = link.block_ref
                 if ref is not None:
-                    if ref[1] not in seen:
+                    if ref[1] not in seen and ref[1] not in elsewhere:
                         add("link-resolves", rel, p.line, p.block_id, f"dangling block link: {link.target}",
                             "link to an existing block as [text](path.md#^id)")
                 elif _topic_link_path(rel, link.target) is not None:

@@ -1,9 +1,9 @@
 """BM25+ ranking over token lists, with bm25s.
 
 Measured against rank-bm25's BM25Plus on 10,000 mixed English/Chinese blocks
-(bench/search.py): identical top 5, queries ~40× faster (about 1 ms against 45 ms:
-bm25s precomputes a sparse score matrix, rank-bm25 rescans every document per query
-term), build about 3× slower (0.9 s against 0.3 s).
+(bench/search.py): identical top 5; queries 40-60× faster (about 1 ms against
+45-70 ms: bm25s precomputes a sparse score matrix, rank-bm25 rescans every document
+per query term); build 1.5-3× slower (0.7-0.9 s against 0.3-0.5 s).
 Search runs before every turn, so query time is what counts; the index is built once
 per change of the topic files.
 

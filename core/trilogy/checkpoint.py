@@ -82,6 +82,10 @@ def checkpoint(paths: TrilogyPaths, items: list[dict[str, Any]], *, max_entries:
             if kind not in KINDS:
                 result.refused.append(Refused(index, str(kind), f"kind must be one of {', '.join(KINDS)}"))
                 continue
+            if kind != "project" and ("delete" in item or "replaces" in item):
+                result.refused.append(Refused(index, kind, "deletion guard: SESSIONS.md and DECISIONS.md are "
+                                                           "append-only; add a new entry instead"))
+                continue
             try:
                 name, detail = _APPLY[kind](texts, item, today)
             except _Refusal as exc:

@@ -47,7 +47,8 @@ def register_provider(name: str, handler: Any) -> None:
     _custom[name] = handler
 
 
-def _litellm():
+def load_litellm():
+    """Import litellm offline-safe: its bundled cost map, tiktoken's bundled encodings."""
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     from ..tokens import encoding
 
@@ -71,7 +72,8 @@ def _install(litellm: Any) -> None:
 
 
 def completion(model: str, messages: list[dict[str, Any]], tools: list[dict[str, Any]], timeout: float) -> Any:
-    """One chat completion with tools; litellm's exceptions propagate (see classify.py)."""
-    litellm = _litellm()
+    """One chat completion (with tools when given); litellm's exceptions propagate (see classify.py)."""
+    litellm = load_litellm()
     _install(litellm)
-    return litellm.completion(model=model, messages=messages, tools=tools, timeout=timeout, num_retries=0)
+    extra = {"tools": tools} if tools else {}  # some providers reject an empty tools list
+    return litellm.completion(model=model, messages=messages, timeout=timeout, num_retries=0, **extra)

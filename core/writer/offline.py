@@ -20,10 +20,12 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from litellm import CustomLLM
-from litellm.types.utils import ChatCompletionMessageToolCall, Choices, Function, Message, ModelResponse
-
 from .keywords import keywords, slug
+from .model import load_litellm
+
+load_litellm()
+from litellm import CustomLLM  # noqa: E402  (after load_litellm: offline settings first)
+from litellm.types.utils import ChatCompletionMessageToolCall, Choices, Function, Message, ModelResponse  # noqa: E402
 
 CLAIM_CHARS = {"user": 220, "assistant": 320}
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}")
@@ -61,7 +63,9 @@ class OfflineModel(CustomLLM):
                    logging_obj: Any, optional_params: dict, *args: Any, **kwargs: Any) -> ModelResponse:
         tools = {t["function"]["name"] for t in optional_params.get("tools") or []}
         calls = _history(messages)
-        if "retire_block" in tools:
+        if not tools:
+            step = _chat_reply(messages)
+        elif "retire_block" in tools:
             step = _organize_step(calls)
         else:
             step = _write_step(_task(messages), calls)
@@ -86,6 +90,17 @@ def respond(model_response: ModelResponse, model: str, step: str | list[tuple[st
     model_response.choices = [Choices(index=0, finish_reason=finish, message=message)]
     model_response.model = model
     return model_response
+
+
+# -- plain chat (no tools offered) ---------------------------------------------------------
+
+
+def _chat_reply(messages: list[dict[str, Any]]) -> str:
+    """Without a real model there is nothing to say; say so, and echo what was heard."""
+    last = next((m.get("content") or "" for m in reversed(messages) if m.get("role") == "user"), "")
+    heard = " ".join(str(last).split())
+    heard = heard if len(heard) <= 200 else heard[:199] + "\u2026"
+    return f"(offline model: no language model is configured) Noted: “{heard}”"
 
 
 # -- reading the conversation ------------------------------------------------------------

@@ -101,14 +101,14 @@ def records_section(items: Iterable[Evidence]) -> str:
 
 def workspace_listing(topics_dir: Path) -> str:
     """Every visible topic file, and under it each block as `^id  [heading]  summary`."""
-    from ..memory.topics import parse_topic
+    from ..memory.topics import parse_cached
 
     out = []
     if topics_dir.is_dir():
         for path in sorted(p for p in topics_dir.rglob("*.md") if p.is_file() and not p.is_symlink()):
             rel = path.relative_to(topics_dir).as_posix()
             out.append(f"topics/{rel}")
-            doc = parse_topic(rel, path.read_text(encoding="utf-8", errors="replace"))
+            doc = parse_cached(rel, path.read_text(encoding="utf-8", errors="replace"))
             for block in doc.blocks:
                 heading = block.headings[-1] if block.headings else ""
                 summary = " ".join(block.content.split())

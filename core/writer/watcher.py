@@ -56,10 +56,10 @@ class IdleWatcher:
 
     name = "finish idle sessions"
 
-    def __init__(self, state_dir: Path, finish: Finish, emit: Emit, *, idle_s: float = DEFAULT_IDLE_S,
+    def __init__(self, store: SessionStore, finish: Finish, emit: Emit, *, idle_s: float = DEFAULT_IDLE_S,
                  scan_s: float = DEFAULT_SCAN_S, clock: Callable[[], float] = time.time) -> None:
-        self.paths = StatePaths(Path(state_dir))
-        self.store = SessionStore(state_dir)
+        self.paths = StatePaths(store.state_dir)
+        self.store = store
         self.finish, self.emit, self.clock = finish, emit, clock
         self.idle_s, self.scan_s = idle_s, scan_s
         self._stop = threading.Event()

@@ -144,3 +144,21 @@ def test_turns_written_after_a_replay_continue_the_live_line(store: SessionStore
     sid = only_session(store, import_sources(store, "claude-code", [source]))
     assert forks(store.nodes(sid)) == {"a1": {"b1u", "b2u"}}
     assert store.node(sid, "after-replay").predecessor == "p1a"
+
+
+def test_lone_surrogates_in_a_transcript_are_stored_as_replacement_characters(store: SessionStore,
+                                                                             tmp_path: Path) -> None:
+    base = {"sessionId": "s", "timestamp": "2025-01-01T00:00:00Z"}
+    rows = [{**base, "type": "user", "uuid": "u1", "parentUuid": None, "message": {"role": "user", "content": "hi \ud800"}},
+            {**base, "type": "assistant", "uuid": "a1", "parentUuid": "u1", "message": {
+                "role": "assistant", "model": "m\udc80",
+                "content": [{"type": "text", "text": "ok"},
+                            {"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "echo \ud800"}}]}},
+            {**base, "type": "user", "uuid": "r1", "parentUuid": "a1",
+             "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "\ud800"}]}}]
+    source = tmp_path / "s.jsonl"
+    source.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    report = import_sources(store, "claude-code", [source])
+    assert report.nodes_added == 3 and not report.errors
+    assert store.node("cc-s", "u1").text == "hi \ufffd"
+    assert store.node("cc-s", "tool-t1").input == {"command": "echo \ufffd"}

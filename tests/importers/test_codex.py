@@ -59,10 +59,11 @@ def family(tmp_path: Path) -> dict[str, Path]:
                                      *shared_history("2026-01-01T01:00:00Z"),  # copied, re-stamped
                                      say("2026-01-01T01:00:05Z", "user", "different second"),
                                      say("2026-01-01T01:00:06Z", "assistant", "other answer")])
-    spawn = rollout(tmp_path, "s-1", [meta("s-1", "2026-01-01T00:00:03Z",
+    # a long-running sub-agent: its rollout is read after the fork's, and must still not take the head
+    spawn = rollout(tmp_path, "s-1", [meta("s-1", "2026-01-01T02:00:00Z",
                                            source={"subagent": {"thread_spawn": {"parent_thread_id": "p-1", "depth": 1}}}),
-                                      say("2026-01-01T00:00:03Z", "user", "do the subtask"),
-                                      say("2026-01-01T00:00:04Z", "assistant", "subtask done")])
+                                      say("2026-01-01T02:00:00Z", "user", "do the subtask"),
+                                      say("2026-01-01T02:00:04Z", "assistant", "subtask done")])
     return {"parent": parent, "fork": fork, "spawn": spawn}
 
 

@@ -23,11 +23,17 @@ json_values = st.recursive(st.none() | st.booleans() | st.integers() | st.text(m
                            max_leaves=8)
 
 
-def corrupt(line: str, key: str, value: object) -> str:
+def corrupt(line: str, data: st.DataObject) -> str:
+    """Replace one value somewhere in the record (top level or nested) with random JSON."""
     record = json.loads(line)
-    if isinstance(record, dict) and record:
-        target = sorted(record)[hash(key) % len(record)]
-        record[target] = value
+    target = record
+    while isinstance(target, dict) and target:
+        key = data.draw(st.sampled_from(sorted(target)))
+        if isinstance(target[key], dict) and target[key] and data.draw(st.booleans()):
+            target = target[key]
+            continue
+        target[key] = data.draw(json_values)
+        break
     return json.dumps(record)
 
 
@@ -53,7 +59,7 @@ def check_appendable(plan: SessionPlan) -> None:
             pred[node.id] = node.predecessor
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(kind=st.sampled_from(sorted(SOURCES)), data=st.data())
 def test_any_mix_of_records_plans_cleanly(tmp_path: Path, kind: str, data: st.DataObject) -> None:
     pool = LINES[kind]
@@ -62,7 +68,7 @@ def test_any_mix_of_records_plans_cleanly(tmp_path: Path, kind: str, data: st.Da
     for _ in range(data.draw(st.integers(0, 4))):
         if lines:
             at = data.draw(st.integers(0, len(lines) - 1))
-            lines[at] = corrupt(lines[at], data.draw(st.text(max_size=4)), data.draw(json_values))
+            lines[at] = corrupt(lines[at], data)
     lines += data.draw(st.lists(st.text(max_size=30) | json_values.map(json.dumps), max_size=3))
     path = tmp_path / f"{kind}-{len(lines)}-{abs(hash(tuple(lines)))}.jsonl"
     path.write_text("".join(l.replace("\n", " ") + "\n" for l in lines))

@@ -12,7 +12,7 @@ SOURCE = "../sources/openprogram/_v2/s1.md#source-8e744b7ce27c4f83"
 
 
 def normalizer(committed: set[str] = frozenset(), manual_at: float | None = None) -> Normalizer:
-    return Normalizer(Context(committed=set(committed), committed_docs={}, taken=set(committed),
+    return Normalizer(Context(committed=set(committed), home=lambda bid: None, taken=set(committed),
                               frame_exists=lambda rel, anchor: True, manual_at=manual_at))
 
 

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+import subprocess
+from pathlib import Path
 
 import pytest
 
-from scriptorium.core.memory import LockBusy, Workspace, retire_block, save_topic
-from scriptorium.core.memory.sources import session_record
+from scriptorium.core.memory import LockBusy, Workspace, derived, retire_block, save_topic
+from scriptorium.core.memory.sources import anchor_for, archive_path, plan_append, session_record
 
 from .support import DAY, Seeded, git, git_agrees, records, snapshot
 
@@ -133,3 +135,45 @@ def test_the_lock_is_exclusive_and_busy_is_retryable(seeded: Seeded) -> None:
             with Workspace(ws.state_dir).transaction("edit", "second", lock_timeout=0.2):
                 pass
     assert busy.value.retryable
+
+
+def test_views_stay_exact_when_topics_change_behind_the_transactions_back(seeded: Seeded) -> None:
+    ws = seeded.ws
+    ada = ws.read_topic("people/ada.md")
+    (ws.topics / "people/ada.md").write_text(ada.replace("`2026-01-02`", "`2026-02-03`", 1))  # a hand edit on disk
+    cache = ws.read_topic("projects/cache.md").replace("sized by", "sized for")
+    assert save_topic(ws, "projects/cache.md", cache).outcome == "installed"
+    moved = (ws.root / "timeline/2026/02/03.md").read_text()
+    assert "Ada likes green tea." in moved and "Ada likes green tea." not in (ws.root / "timeline/2026/01/02.md").read_text()
+    docs = {rel: ws.topic(rel) for rel in ws.topic_paths()}
+    full = {path: data for path, data in derived.timeline(docs).items()}
+    on_disk = {f"timeline/{p.relative_to(ws.root / 'timeline').as_posix()}": p.read_bytes()
+               for p in (ws.root / "timeline").rglob("*.md")}
+    assert on_disk == full  # what the incremental rebuild left equals a full rebuild
+    assert git_agrees(ws)
+
+
+def test_an_openprogram_workspace_opens_unchanged_and_stays_editable(tmp_path: Path) -> None:
+    mem = tmp_path / "state" / "memory"
+    rec = session_record("0a1b2c3d4e5f", "u1", "user", "I like tea", DAY)
+    archive, _ = plan_append(None, archive_path(rec.source_id), [rec])
+    (mem / "sources/openprogram/_v2").mkdir(parents=True)
+    (mem / archive_path(rec.source_id)).write_bytes(archive)
+    anchor = f"../../sources/openprogram/_v2/0a1b2c3d4e5f.md#{anchor_for(rec.source_id)}"
+    topic = (f"# Ada\n\n## Drinks\n\nAda likes tea.[^e-bf932905b9] ^37808b66\n\n"
+             f"[^e-bf932905b9]: Time: `2026-01-02`; Sources: [Tea preference]({anchor})\n")
+    (mem / "topics/people").mkdir(parents=True)
+    (mem / "topics/people/ada.md").write_text(topic)
+    subprocess.run(["git", "init", "-q"], cwd=mem, check=True)
+    subprocess.run(["git", "add", "-A"], cwd=mem, check=True)
+    subprocess.run(["git", "-c", "user.name=OpenProgram Memory", "-c", "user.email=memory@openprogram.local",
+                    "commit", "-qm", "memory: initialize history"], cwd=mem, check=True)
+    files = {p: p.read_bytes() for p in mem.rglob("*") if p.is_file() and ".git" not in p.parts}
+
+    ws = Workspace.open(tmp_path / "state")
+    assert {p: p.read_bytes() for p in files} == files
+    assert save_topic(ws, "people/bob.md", "# Bob\n\nBob is Ada's colleague.\n").outcome == "installed"
+    assert (mem / "topics/people/ada.md").read_text() == topic and (mem / archive_path(rec.source_id)).read_bytes() == archive
+    edited = save_topic(ws, "people/ada.md", topic.replace("likes tea", "likes green tea"))
+    assert edited.outcome == "installed", edited.diagnostics
+    assert ws.topic("people/ada.md").blocks[0].block_id == "37808b66" and git_agrees(ws)

@@ -47,8 +47,10 @@ def test_deletion_guard_refuses_non_paired_delete(project: Path):
         {"kind": "project", "section": "坑", "delete": "- the cache dir is shared on purpose"},
         {"kind": "project", "section": "坑", "replaces": "- the cache dir is shared on purpose"},
         {"kind": "project", "section": "坑", "text": "- new", "replaces": "- a line that is not there"},
+        {"kind": "session", "done": "x", "delete": "## 2026-01-01"},
+        {"kind": "decision", "choice": "a", "chose": "a", "over": "b", "because": "c", "replaces": "old"},
     ])
-    assert [r.index for r in result.refused] == [0, 1, 2]
+    assert [r.index for r in result.refused] == [0, 1, 2, 3, 4]
     assert all("deletion guard" in r.reason for r in result.refused)
     assert result.applied == [] and result.changed_files == []
     assert path.read_bytes() == before

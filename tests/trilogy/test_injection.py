@@ -77,19 +77,20 @@ def test_decisions_capped_and_spare_flows_to_sessions(project: Path):
     assert injection.injected_bytes <= injection.budget
 
 
-def test_every_area_gets_an_entry_when_the_newest_are_from_two(project: Path):
+@pytest.mark.parametrize("slots", [15, 6])
+def test_every_area_gets_an_entry_when_the_newest_are_from_two(project: Path, slots: int):
     # 15 newest entries: only "插件" and "部署"; then the quiet areas, older.
     entries = [(age, "插件" if age % 2 else "部署") for age in range(15)]
-    entries += [(20, "网络"), (25, "搜索"), (30, ""), (40, "网络"), (45, "搜索"), (50, "")]
+    entries += [(60 + age, "网络") for age in range(6)] + [(300, "搜索"), (320, "")]
     _write(project, "SESSIONS.md", sessions_log(entries))
-    injection = _inject(project)
+    injection = _inject(project, TrilogySettings(sessionEntriesInjected=slots))
     assert sorted(name for name, _ in injection.area_counts) == sorted(["插件", "部署", "网络", "搜索", GENERAL_AREA])
     injected = dict(injection.area_injected)
     for area in ("插件", "部署", "网络", "搜索", GENERAL_AREA):
         assert injected.get(area, 0) >= 1, area
-    fair = 15 / 5
-    assert all(count <= 2 * fair for count in injected.values())
-    assert sum(injected.values()) <= 15
+    fair = slots / 5
+    assert all(count <= max(1, 2 * fair) for count in injected.values())
+    assert sum(injected.values()) <= slots
     # newest-15 would have held only the two hot areas
     assert {area for _, area in entries[:15]} == {"插件", "部署"}
 

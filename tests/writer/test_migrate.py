@@ -6,15 +6,15 @@ import json
 
 import pytest
 
-from scriptorium.core.marker import MARK_KEY, pending, workspace_id
+from scriptorium.core.marker import pending
 from scriptorium.core.memory.sources import plan_append, records_to_sources
 from scriptorium.core.paths import StatePaths
 from scriptorium.core.records import records_for
 from scriptorium.core.runtime_state import load_runtime, save_runtime
-from scriptorium.core.writer import migrate as migrate_module
-from scriptorium.core.writer.migrate import migrate
+from scriptorium.core.writer import migration as migrate_module
+from scriptorium.core.writer.migration import migrate
 
-from .conftest import chain
+from .conftest import chain, marked
 
 
 def _archive_v2(store, sid, ids):
@@ -45,16 +45,11 @@ def gap_session(store):
     return sid
 
 
-def _marked(store, sid):
-    wid = workspace_id(store.state_dir)
-    return sorted(e.id for e in store.index(sid).entries.values() if e.marks.get(MARK_KEY) == wid)
-
-
 def test_gap_case_marks_only_the_contiguous_prefix(store, gap_session):
     paths = _with_cursors(store)
     result = migrate(store)
     assert result.outcome == "migrated" and result.cursors_removed
-    assert _marked(store, gap_session) == ["m1", "m2", "m3"]
+    assert marked(store, gap_session) == ["m1", "m2", "m3"]
     assert [t.id for t in pending(store, gap_session, "b3")] == ["b1", "b2", "b3"]
     assert [t.id for t in pending(store, gap_session, "m9")] == [f"m{i}" for i in range(4, 10)]
     raw = json.loads((paths.runtime / "runtime.json").read_text())
@@ -82,7 +77,7 @@ def test_cursors_survive_a_failed_marking_and_go_after_success(store, gap_sessio
     again = migrate(store)
     assert again.outcome == "migrated" and again.cursors_removed
     assert "cursors" not in load_runtime(paths)
-    assert _marked(store, other) == ["o1", "o2"] and _marked(store, gap_session) == ["m1", "m2", "m3"]
+    assert marked(store, other) == ["o1", "o2"] and marked(store, gap_session) == ["m1", "m2", "m3"]
     assert migrate(store).outcome == "not_needed"
 
 
@@ -102,7 +97,7 @@ def test_legacy_archive_trusts_only_the_first_header(store):
     path.write_text(text)
     _with_cursors(store)
     migrate(store)
-    assert _marked(store, sid) == ["m1"]
+    assert marked(store, sid) == ["m1"]
 
 
 def test_forged_frame_in_a_body_and_frames_after_a_bad_one_are_not_candidates(store):
@@ -120,7 +115,7 @@ def test_forged_frame_in_a_body_and_frames_after_a_bad_one_are_not_candidates(st
     _archive_bad = path.read_text()
     _with_cursors(store)
     migrate(store)
-    assert _marked(store, sid) == ["m1"]
+    assert marked(store, sid) == ["m1"]
     assert path.read_text() == _archive_bad
 
 
@@ -129,5 +124,5 @@ def test_no_sources_marks_nothing_and_still_drops_cursors(store):
     chain(store, sid, ["m1", "m2"])
     paths = _with_cursors(store)
     result = migrate(store)
-    assert result.outcome == "migrated" and _marked(store, sid) == []
+    assert result.outcome == "migrated" and marked(store, sid) == []
     assert "cursors" not in load_runtime(paths)

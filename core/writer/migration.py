@@ -62,14 +62,11 @@ def needs_migration(paths: StatePaths) -> bool:
     return "cursors" in load_runtime(paths)
 
 
-def migrate(store: SessionStore, *, locked: bool = False) -> MigrationResult:
-    """Mark the verifiable written prefix of every session, then drop the cursors.
-
-    Takes the workspace write lock unless the caller already holds it (`locked`)."""
+def migrate(store: SessionStore, *, lock_timeout: float = LOCK_TIMEOUT_S) -> MigrationResult:
+    """Mark the verifiable written prefix of every session, then drop the cursors
+    (under the workspace write lock; `LockBusy` if it is not had in time)."""
     paths = StatePaths(store.state_dir)
-    if locked:
-        return _migrate(store, paths)
-    with write_lock(paths.runtime, LOCK_TIMEOUT_S):
+    with write_lock(paths.runtime, lock_timeout):
         return _migrate(store, paths)
 
 

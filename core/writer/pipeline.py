@@ -1,0 +1,260 @@
+"""write / finish: conversations into memory (DESIGN §4, §5).
+
+One pass: the branch's pending records (after the newest mark of this workspace) →
+a batch cut from the OLDEST pending record up to the threshold → the batch's
+evidence archived (its own transaction; archiving twice changes no byte) → the
+writer edits topics in a write transaction, with one repair attempt → the batch's
+nodes marked, only if the install succeeded AND the audit shows a changed topic
+file → sleep if due. A crash between any two steps leaves the batch unmarked, so
+it is redone: a duplicate at worst, which sleep merges; never a loss.
+
+`write(force=False)` is one pass, and only when the pending records reach the
+threshold; `write(force=True)` loops until nothing is pending. `finish` is the
+session boundary: the head branch written completely, then every other live branch
+only while its backlog reaches the threshold (a short abandoned branch is a retry,
+not knowledge). A cross-process lock guards the whole call; waiting more than 1 s
+for it, or for the workspace lock, is `retryable`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+from filelock import FileLock, Timeout
+
+from ..config import load_config
+from ..marker import PendingTurn, cut_batch, mark_written, pending, workspace_id
+from ..memory import LockBusy, SourceIndex, SourceRecord, Workspace, records_to_sources
+from ..memory.lock import write_lock
+from ..memory.sources import archive_path, speaker_label
+from ..paths import StatePaths
+from ..records import records_for
+from ..session_store import SessionError, SessionStore
+from .classify import Failure, classify
+from .counters import note_batch, note_sleep, sleep_due
+from .editing import Rejected, changed_files, edit_with_repair
+from .migration import migrate, needs_migration
+from .model import model_timeout, resolve_model
+from .prompts import Evidence, write_task
+from .reorganize import organize
+from .status import record_outcome
+from .tools import WRITER_TOOLS
+
+DEFAULT_THRESHOLD = 8000
+LOCK_TIMEOUT_S = 1.0
+PASS_LOCK = "write-pass.lock"
+
+
+@dataclass
+class BatchResult:
+    turns: list[str]  # node ids handed to the writer (and now marked)
+    changed_files: list[str]
+    commit: str | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"turns": self.turns, "changed_files": self.changed_files, "commit": self.commit}
+
+
+@dataclass
+class WriteResult:
+    outcome: str  # "ok" | "retryable" | "permanent"
+    code: str  # ok: "WRITTEN" | "NOTHING_PENDING" | "BELOW_THRESHOLD"; else a formats §5.5 code
+    message: str
+    batches: list[BatchResult] = field(default_factory=list)
+
+    @property
+    def exit_code(self) -> int:
+        return {"ok": 0, "retryable": 75}.get(self.outcome, 1)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"outcome": self.outcome, "code": self.code, "message": self.message,
+                "batches": [b.to_json() for b in self.batches]}
+
+
+class _Stop(Exception):
+    def __init__(self, failure: Failure) -> None:
+        super().__init__(failure.message)
+        self.failure = failure
+
+
+def trigger_tokens(state_dir: Any) -> int:
+    value = load_config(state_dir).get("writer.trigger_tokens", DEFAULT_THRESHOLD)
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else DEFAULT_THRESHOLD
+
+
+def write(store: SessionStore, session_id: str, *, force: bool = False, tip: str | None = None,
+          model: str | None = None) -> WriteResult:
+    """Write the branch ending at `tip` (default: the head): one pass at threshold, or
+    everything pending with `force`."""
+    return _Run(store, model).run(session_id, tip, lambda w: w.drain(session_id, tip, "all" if force else "once"))
+
+
+def finish(store: SessionStore, session_id: str, *, model: str | None = None) -> WriteResult:
+    """The session boundary: the head branch completely, then each other live branch
+    while its backlog reaches the threshold. Shared prefixes are written once (marks)."""
+    def body(w: _Run) -> None:
+        tips = store.list_branches(session_id)
+        head = store.head(session_id)
+        if head in tips:
+            w.drain(session_id, head, "all")
+        for tip in tips:
+            if tip != head:
+                w.drain(session_id, tip, "full")
+
+    return _Run(store, model).run(session_id, None, body)
+
+
+@contextmanager
+def _pass_lock(paths: StatePaths) -> Iterator[None]:
+    paths.runtime.mkdir(mode=0o700, parents=True, exist_ok=True)
+    lock = FileLock(str(paths.runtime / PASS_LOCK), mode=0o600, thread_local=False)
+    try:
+        lock.acquire(timeout=LOCK_TIMEOUT_S)
+    except Timeout:
+        raise LockBusy("another write pass holds the writer lock; retry later") from None
+    try:
+        yield
+    finally:
+        lock.release()
+
+
+class _Run:
+    """One write or finish call: its settings, the batches done, notes for the message."""
+
+    def __init__(self, store: SessionStore, model: str | None) -> None:
+        self.store = store
+        self.state_dir = store.state_dir
+        self.paths = StatePaths(store.state_dir)
+        self.model_arg = model
+        self.batches: list[BatchResult] = []
+        self.notes: list[str] = []
+        self.below: tuple[int, int] | None = None  # (pending tokens, threshold) of a skipped pass
+
+    def run(self, sid: str, tip: str | None, body: Any) -> WriteResult:
+        try:
+            self._check_input(sid, tip)
+            with _pass_lock(self.paths):
+                if needs_migration(self.paths):
+                    migrated = migrate(self.store, lock_timeout=LOCK_TIMEOUT_S)
+                    if migrated.outcome == "failed":
+                        raise _Stop(Failure("TRANSACTION_FAILURE_UNKNOWN", True, migrated.message))
+                self.ws = Workspace.open(self.state_dir)
+                self.wid = workspace_id(self.state_dir)
+                self.model = resolve_model(self.state_dir, self.model_arg)
+                self.timeout = model_timeout(self.state_dir)
+                self.threshold = trigger_tokens(self.state_dir)
+                body(self)
+            result = self._ok()
+        except _Stop as stop:
+            result = self._failed(stop.failure)
+        except Rejected as exc:
+            result = self._failed(Failure("COMMIT_REJECTED", False, f"{exc}; the turns stay pending"))
+        except SessionError as exc:
+            result = self._failed(Failure("SESSION_NODES_UNAVAILABLE", False, str(exc)))
+        except Exception as exc:
+            result = self._failed(classify(exc))
+        if result.outcome == "ok" and self.batches:
+            record_outcome(self.paths, True)
+        elif result.outcome != "ok":
+            record_outcome(self.paths, False, result.code, result.outcome == "retryable")
+        return result
+
+    def _check_input(self, sid: str, tip: str | None) -> None:
+        if not isinstance(sid, str) or not sid:
+            raise _Stop(Failure("MISSING_SESSION_ID", False, "a session id is required"))
+        if not self.store.has_session(sid):
+            raise _Stop(Failure("SESSION_NODES_UNAVAILABLE", False, f"unknown session: {sid}"))
+        if tip is not None and not self.store.has_node(sid, tip):
+            raise _Stop(Failure("INVALID_ARGUMENT", False, f"unknown node {tip} in session {sid}"))
+
+    def _ok(self) -> WriteResult:
+        if self.batches:
+            turns = sum(len(b.turns) for b in self.batches)
+            files = sorted({f for b in self.batches for f in b.changed_files})
+            text = f"wrote {len(self.batches)} batch(es), {turns} turn(s), into {len(files)} topic file(s)"
+            return WriteResult("ok", "WRITTEN", "; ".join([text, *self.notes]), self.batches)
+        if self.below is not None:
+            return WriteResult("ok", "BELOW_THRESHOLD",
+                               f"{self.below[0]} of {self.below[1]} tokens pending: below the threshold, nothing written")
+        return WriteResult("ok", "NOTHING_PENDING", "nothing pending")
+
+    def _failed(self, failure: Failure) -> WriteResult:
+        done = f" (after {len(self.batches)} written batch(es))" if self.batches else ""
+        return WriteResult(failure.outcome, failure.code, failure.message + done, self.batches)
+
+    # -- passes -----------------------------------------------------------------------
+
+    def drain(self, sid: str, tip: str | None, mode: str) -> None:
+        """`once`: one pass at threshold; `all`: until nothing is pending; `full`: while
+        the backlog reaches the threshold."""
+        while True:
+            turns = pending(self.store, sid, tip, self.wid)
+            if not turns:
+                return
+            total = sum(t.tokens for t in turns)
+            if mode != "all" and total < self.threshold:
+                self.below = (total, self.threshold)
+                return
+            self.batches.append(self._write_batch(sid, cut_batch(turns, self.threshold)))
+            self._sleep_if_due()
+            if mode == "once":
+                return
+
+    def _write_batch(self, sid: str, batch: list[PendingTurn]) -> BatchResult:
+        ids = [t.id for t in batch]
+        records = records_for(self.store, sid, ids)
+        sources = records_to_sources(records)
+        self._archive(sources, sid)
+        items = [Evidence(s.source_id, r.role, speaker_label(s.speaker_display, s.speaker_id, s.role), r.text,
+                          s.timestamp) for s, r in zip(sources, records)]
+        with self.ws.transaction("write", f"{len(ids)} turn(s) of session {sid}", evidence=[],
+                                 lock_timeout=LOCK_TIMEOUT_S) as txn:
+            txn.archive(sources)
+            result, audit = edit_with_repair(txn, paths=self.paths, model=self.model,
+                                             task=write_task(items, txn.topics_dir), tools=WRITER_TOOLS,
+                                             stage="write", turns=len(records), timeout=self.timeout)
+        changed = changed_files(audit)
+        if not changed:
+            raise _Stop(Failure("WRITER_NO_PROGRESS", False,
+                                f"the writer changed no topic file for {len(ids)} turn(s); nothing marked, "
+                                "the turns stay pending"))
+        mark_written(self.store, sid, ids, self.wid)
+        self._count(lambda: note_batch(self.paths, sum(t.tokens for t in batch)))
+        return BatchResult(ids, changed, result.commit)
+
+    def _archive(self, sources: list[SourceRecord], sid: str) -> None:
+        """Evidence first, in its own transaction, unless the archive already holds it
+        (a redone batch): the archive never lags behind the marks."""
+        index = SourceIndex(self.ws.root)
+        if all((scan := index.scan(archive_path(s.source_id))) is not None and s.source_id in scan.by_id
+               for s in sources):
+            return
+        with self.ws.transaction("write", f"evidence: {len(sources)} record(s) of session {sid}",
+                                 lock_timeout=LOCK_TIMEOUT_S) as txn:
+            txn.archive(sources)
+            txn.commit()
+
+    def _sleep_if_due(self) -> None:
+        due = sleep_due(self.paths)
+        if not due.due:
+            return
+        try:
+            result = organize(self.ws, model=self.model, timeout=self.timeout, lock_timeout=LOCK_TIMEOUT_S)
+        except Exception as exc:  # the batch is written; a failed sleep is retried when next due
+            failure = Failure("COMMIT_REJECTED", False, str(exc)) if isinstance(exc, Rejected) else classify(exc)
+            self.notes.append(f"sleep ({due.reason}) failed: {failure.code}: {failure.message}")
+            return
+        self._count(lambda: note_sleep(self.paths, is_global=due.is_global))
+        if result.changed_files:
+            self.notes.append(f"sleep ({due.reason}) reorganized {len(result.changed_files)} topic file(s)")
+
+    def _count(self, update: Any) -> None:
+        """Counter updates go under the workspace lock (transactions install runtime.json)."""
+        try:
+            with write_lock(self.paths.runtime, LOCK_TIMEOUT_S):
+                update()
+        except LockBusy:
+            self.notes.append("sleep counters not updated: workspace busy")
