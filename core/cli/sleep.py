@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from ..sanitize import sanitize_line
+from ..sanitize import sanitize, sanitize_line
 from .common import CliContext, add_json_flag, emit_json
 
 
@@ -38,5 +38,6 @@ def cmd_sleep(args: argparse.Namespace, ctx: CliContext) -> int:
         for path in result.changed_files:
             print(f"  {sanitize_line(path)}")
         if result.diff:
-            print(result.diff, end="" if result.diff.endswith("\n") else "\n")
+            diff = sanitize(result.diff)  # topics quote conversations: no terminal escapes
+            print(diff, end="" if diff.endswith("\n") else "\n")
     return result.exit_code

@@ -1,9 +1,10 @@
-"""`scriptorium watch --import KIND [PATH ...]`: a long-running process with duties.
+"""`scriptorium watch [--finish] [--sleep] [--import KIND [PATH ...]]`: a long-running
+process with duties.
 
 A duty is anything with `name`, `start()` (returns at once, work happens in its own
 threads) and `stop()` (waits for its threads). `build_duties` is the one place that
-turns options into duties: live import today; the idle-finish watcher and the sleep
-scheduler plug in the same way. SIGINT and SIGTERM stop every duty, newest first, and
+turns options into duties: live import, finishing idle sessions (writer/watcher.py)
+and the nightly sleep (writer/scheduler.py). SIGINT and SIGTERM stop every duty, newest first, and
 the command exits 0.
 """
 
@@ -39,16 +40,17 @@ Emit = Callable[[dict[str, Any]], None]
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("watch", help="keep running and do background duties (finish idle sessions, nightly sleep, "
                                      "live import of agent transcripts)",
-                       description="Run until interrupted (Ctrl-C / SIGTERM), doing the duties selected by options.")
+                       description="Run until interrupted (Ctrl-C / SIGTERM). By default it finishes sessions once "
+                                   "idle and runs the nightly sleep; --import KIND also follows an agent's transcripts.")
     p.add_argument("--import", dest="import_kinds", action="append", choices=KINDS, default=[], metavar="KIND",
                    help=f"follow an agent's transcripts and import new turns as they are written ({', '.join(KINDS)}); "
                         "repeatable")
     p.add_argument("paths", nargs="*", type=Path, metavar="PATH",
                    help="files or directories to follow (only with a single --import; default: the agent's own store)")
-    p.add_argument("--finish", action="store_true",
-                   help="finish sessions idle for --idle minutes (on by default when no duty is named)")
-    p.add_argument("--sleep", action="store_true",
-                   help="reorganize memory every night at --sleep-at (on by default when no duty is named)")
+    p.add_argument("--finish", action=argparse.BooleanOptionalAction, default=True,
+                   help="write sessions into memory once idle for --idle minutes (default: on)")
+    p.add_argument("--sleep", action=argparse.BooleanOptionalAction, default=True,
+                   help="reorganize memory every night at --sleep-at (default: on)")
     p.add_argument("--idle", type=float, metavar="MINUTES", help="idle time before a session is finished "
                                                                    "(default: config watch.idle_minutes, else 30)")
     p.add_argument("--scan", type=float, metavar="SECONDS", help="periodic full scan, a fallback to file "
@@ -68,14 +70,13 @@ def build_duties(args: argparse.Namespace, ctx: CliContext, emit: Emit) -> list[
                                      on_report=lambda r, k=kind: _report(emit, k, r),
                                      on_error=lambda e, k=kind: emit({"event": "error", "duty": f"import {k}",
                                                                       "message": str(e)})))
-    if args.finish or args.sleep or not args.import_kinds:  # the memory duties: named, or by default
+    if args.finish or args.sleep:
         from ..writer.duties import memory_duties
 
-        named = args.finish or args.sleep
         try:
-            duties += memory_duties(ctx.state_dir, emit, finish_idle=args.finish or not named,
-                                    nightly_sleep=args.sleep or not named, idle_minutes=args.idle,
-                                    scan_seconds=args.scan, sleep_at=args.sleep_at, model=args.model)
+            duties += memory_duties(ctx.state_dir, emit, finish_idle=args.finish, nightly_sleep=args.sleep,
+                                    idle_minutes=args.idle, scan_seconds=args.scan, sleep_at=args.sleep_at,
+                                    model=args.model)
         except ValueError as exc:
             raise CliError(str(exc), 2) from exc
     return duties
@@ -85,7 +86,7 @@ def cmd_watch(args: argparse.Namespace, ctx: CliContext) -> int:
     emit = _emitter(args.json)
     duties = build_duties(args, ctx, emit)
     if not duties:
-        raise CliError("nothing to watch: give at least one duty, e.g. --import claude-code", 2)
+        raise CliError("nothing to watch: --no-finish and --no-sleep leave no duty; add --import KIND", 2)
     stop = threading.Event()
     previous = {sig: signal.signal(sig, lambda *_: stop.set()) for sig in (signal.SIGINT, signal.SIGTERM)}
     started: list[Duty] = []

@@ -61,9 +61,9 @@ def load_litellm():
 
 def _install(litellm: Any) -> None:
     if "scriptorium" not in _custom:
-        from .offline import OfflineModel
+        from .offline import make_offline_model
 
-        _custom["scriptorium"] = OfflineModel()
+        _custom["scriptorium"] = make_offline_model()
     others = [item for item in litellm.custom_provider_map if item.get("provider") not in _custom]
     litellm.custom_provider_map = others + [{"provider": p, "custom_handler": h} for p, h in _custom.items()]
     from litellm.utils import custom_llm_setup

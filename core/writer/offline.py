@@ -10,7 +10,8 @@ after the exchange's most frequent keyword (an existing topic when one matches),
 citing the exchange's records with writer-local labels `[^e1]` that the transaction
 turns into permanent ids. As an organizer (offered `retire_block`) it merges blocks
 whose claims are identical: the first one stays, the others are removed and retired
-with a reason, and links to them are repointed.
+with a reason, and links to them are repointed. Offered no tools (a plain chat), it
+says that no language model is configured and echoes what it heard.
 """
 
 from __future__ import annotations
@@ -22,10 +23,6 @@ from typing import Any
 
 from .keywords import keywords, slug
 from .model import load_litellm
-
-load_litellm()
-from litellm import CustomLLM  # noqa: E402  (after load_litellm: offline settings first)
-from litellm.types.utils import ChatCompletionMessageToolCall, Choices, Function, Message, ModelResponse  # noqa: E402
 
 CLAIM_CHARS = {"user": 220, "assistant": 320}
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}")
@@ -55,29 +52,37 @@ class _Call:
     result: str | None
 
 
-class OfflineModel(CustomLLM):
-    """The built-in deterministic writer and organizer."""
+def make_offline_model() -> Any:
+    """The provider instance; the class is built here because it subclasses litellm's
+    `CustomLLM`, and litellm is imported only when a model is called."""
+    custom_llm = load_litellm().CustomLLM
 
-    def completion(self, model: str, messages: list, api_base: str, custom_prompt_dict: dict,
-                   model_response: ModelResponse, print_verbose: Any, encoding: Any, api_key: Any,
-                   logging_obj: Any, optional_params: dict, *args: Any, **kwargs: Any) -> ModelResponse:
-        tools = {t["function"]["name"] for t in optional_params.get("tools") or []}
-        calls = _history(messages)
-        if not tools:
-            step = _chat_reply(messages)
-        elif "retire_block" in tools:
-            step = _organize_step(calls)
-        else:
-            step = _write_step(_task(messages), calls)
-        return respond(model_response, model, step, len(calls))
+    class OfflineModel(custom_llm):
+        """The built-in deterministic writer and organizer."""
 
-    async def acompletion(self, *args: Any, **kwargs: Any) -> ModelResponse:
-        return self.completion(*args, **kwargs)
+        def completion(self, model: str, messages: list, api_base: str, custom_prompt_dict: dict,
+                       model_response: Any, print_verbose: Any, encoding: Any, api_key: Any,
+                       logging_obj: Any, optional_params: dict, *args: Any, **kwargs: Any) -> Any:
+            tools = {t["function"]["name"] for t in optional_params.get("tools") or []}
+            calls = _history(messages)
+            if not tools:
+                step = _chat_reply(messages)
+            elif "retire_block" in tools:
+                step = _organize_step(calls)
+            else:
+                step = _write_step(_task(messages), calls)
+            return respond(model_response, model, step, len(calls))
+
+        async def acompletion(self, *args: Any, **kwargs: Any) -> Any:
+            return self.completion(*args, **kwargs)
+
+    return OfflineModel()
 
 
-def respond(model_response: ModelResponse, model: str, step: str | list[tuple[str, dict[str, Any]]],
-            offset: int = 0) -> ModelResponse:
-    """A litellm response: a final text answer, or tool calls `(name, arguments)`."""
+def respond(model_response: Any, model: str, step: str | list[tuple[str, dict[str, Any]]], offset: int = 0) -> Any:
+    """A litellm `ModelResponse`: a final text answer, or tool calls `(name, arguments)`."""
+    from litellm.types.utils import ChatCompletionMessageToolCall, Choices, Function, Message
+
     if isinstance(step, str):
         message = Message(role="assistant", content=step)
         finish = "stop"

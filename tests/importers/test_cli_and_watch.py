@@ -135,7 +135,8 @@ def test_watch_command_streams_imports_and_stops_on_sigterm(tmp_path: Path) -> N
     lines: queue.Queue[str] = queue.Queue()
     threading.Thread(target=lambda: [lines.put(l) for l in proc.stdout], daemon=True).start()  # type: ignore[union-attr]
     try:
-        assert json.loads(lines.get(timeout=30)) == {"event": "started", "duties": ["import"]}
+        assert json.loads(lines.get(timeout=30)) == {"event": "started",
+                                                     "duties": ["import", "finish idle sessions", "nightly sleep"]}
         shutil.copyfile(CC_REWIND, project / "s1.jsonl")
         event = json.loads(lines.get(timeout=30))
         assert event["event"] == "import" and event["session_ids"] == ["cc-s1"] and event["nodes_added"] > 0
@@ -149,6 +150,6 @@ def test_watch_command_streams_imports_and_stops_on_sigterm(tmp_path: Path) -> N
 
 
 def test_watch_needs_a_duty_and_one_kind_per_path(cli, tmp_path: Path) -> None:
-    assert cli(tmp_path, "watch").returncode == 2
+    assert cli(tmp_path, "watch", "--no-finish", "--no-sleep").returncode == 2
     both = cli(tmp_path, "watch", "--import", "pi", "--import", "codex", str(tmp_path))
     assert both.returncode == 2 and "exactly one" in both.stderr

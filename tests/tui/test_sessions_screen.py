@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from scriptorium.core.config import set_config_value
-from scriptorium.core.marker import cut_batch, pending
+from scriptorium.core.marker import MARK_KEY, cut_batch, pending
 from scriptorium.core.session_store import SessionStore
 from scriptorium.tui.screens.sessions import SessionsScreen
 from scriptorium.tui.session_model import short_id
@@ -127,13 +127,15 @@ async def test_hostile_text_is_displayed_inertly(make_app, settle, tmp_path: Pat
 
 
 async def test_a_10000_turn_session_opens_and_scrolls_to_the_end(make_app, settle, tmp_path: Path) -> None:
+    """A long-lived session as OpenProgram leaves it: written up to a 20-turn backlog, a re-ask
+    every thousand turns (each leaving an abandoned branch of 500 turns)."""
     state = tmp_path / "state"
     turns, previous = [], "ROOT"
     for i in range(10_000):
         node_id = f"t{i:05d}"
-        predecessor = previous if i % 1000 != 999 else f"t{i - 500:05d}"  # a re-ask every 1000 turns
+        predecessor = previous if i % 1000 != 999 else f"t{i - 500:05d}"
         turns.append({"id": node_id, "role": "user" if i % 2 == 0 else "llm", "text": f"turn {i} " + "words " * 12,
-                      "predecessor": predecessor})
+                      "predecessor": predecessor, "metadata": {MARK_KEY: WORKSPACE} if i < 9_980 else {}})
         previous = node_id
     write_openprogram_session(state, "long", turns, title="A very long session", head=previous)
     app = make_app(state)
@@ -142,6 +144,7 @@ async def test_a_10000_turn_session_opens_and_scrolls_to_the_end(make_app, settl
         screen = app.screen
         graph = screen.query_one(BranchGraph)
         assert screen.graph is not None and len(screen.graph.rows) == 10_001
+        assert len(screen.graph.branches) == 11 and len(screen.graph.branches[0].pending) == 20
         graph.focus()
         await pilot.press("end")
         await settle(pilot)

@@ -12,7 +12,6 @@ import time
 from dataclasses import dataclass, field
 from datetime import datetime
 
-import pytest
 
 from scriptorium.core.paths import StatePaths
 from scriptorium.core.writer.scheduler import SleepScheduler, next_run
@@ -127,7 +126,8 @@ def test_watch_command_finishes_idle_sessions_and_stops_cleanly(store):
     sid = store.create_session("cli")
     chain(store, sid, ["u1", "a1"], text=lambda n: "which database does billing use?" if n == "u1" else "postgres 16")
     proc = subprocess.Popen([sys.executable, "-m", "scriptorium.core.cli", "--state", str(store.state_dir), "watch",
-                             "--idle", "0.001", "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                             "--finish", "--sleep", "--idle", "0.001", "--json"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     lines: queue.Queue[str] = queue.Queue()
     threading.Thread(target=lambda: [lines.put(x) for x in proc.stdout], daemon=True).start()
     try:
