@@ -18,6 +18,7 @@ Legacy archives (`sources/<p>/<t>.md`, `sources/D<n>.md`) are read, never writte
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import json
 import posixpath
@@ -26,10 +27,11 @@ import threading
 import unicodedata
 import urllib.parse
 from collections import OrderedDict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path, PurePosixPath
+from types import MappingProxyType
 from typing import Any
 
 from .errors import ArchiveError, InvalidRecord
@@ -134,8 +136,10 @@ def encode_meta(meta: dict[str, Any]) -> str:
 _TIERS = ("owner", "paired", None)
 
 
-def decode_meta(token: str) -> dict[str, Any] | None:
-    """The metadata of a frame, or None when it is not canonical (a malformed frame)."""
+@functools.lru_cache(maxsize=4096)
+def decode_meta(token: str) -> Mapping[str, Any] | None:
+    """The metadata of a frame (read-only), or None when it is not canonical (a malformed
+    frame). Cached: every frame from one speaker carries the same token."""
     try:
         raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
         doc = json.loads(raw.decode("utf-8"))
@@ -157,7 +161,7 @@ def decode_meta(token: str) -> dict[str, Any] | None:
         ok = False
     if not ok or doc.get("version") != 1 or doc.get("trust_state") not in ("pending", "trusted"):
         return None
-    return doc
+    return MappingProxyType(doc)
 
 
 # -- records and frames -----------------------------------------------------------------
@@ -277,6 +281,7 @@ class ArchiveScan:
     error: str | None = None
     error_line: int | None = None
     tail_newlines: int = 0  # newlines after the last consumed line (complete archives)
+    last_line: int = 0  # index of the last consumed line: a grown archive resumes after it
     by_anchor: dict[str, Frame] = field(default_factory=dict)
     by_id: dict[str, Frame] = field(default_factory=dict)
 
@@ -287,14 +292,18 @@ def _finish(rel: str, frames: list[Frame], **kw: Any) -> ArchiveScan:
     )
 
 
-def scan_v2(text: str, rel: str) -> ArchiveScan:
-    """Strict scan of a v2 archive at `rel` (relative to the workspace root)."""
+def scan_v2(text: str, rel: str, resume: ArchiveScan | None = None) -> ArchiveScan:
+    """Strict scan of a v2 archive at `rel` (relative to the workspace root).
+
+    `resume`: a complete scan of a prefix of `text` (the archive before an append);
+    its frames are kept and scanning starts after its last consumed line, so growing
+    an archive costs what was appended, not what was there."""
     lines = text.split("\n")
     if lines[0] != MARKER:
         return _finish(rel, [], complete=False, error="missing v2 archive marker", error_line=1)
-    frames: list[Frame] = []
-    seen: set[str] = set()
-    last = 0  # index of the last consumed line
+    frames: list[Frame] = list(resume.frames) if resume else []
+    seen: set[str] = set(resume.by_id) if resume else set()
+    last = resume.last_line if resume else 0  # index of the last consumed line
     n = len(lines)
 
     def fail(message: str, index: int) -> ArchiveScan:
@@ -305,7 +314,7 @@ def scan_v2(text: str, rel: str) -> ArchiveScan:
             # Nothing but trailing newlines may follow the last frame.
             if any(lines[k] for k in range(last + 1, n)):
                 return fail("unexpected text after a frame", last + 1)
-            return _finish(rel, frames, complete=True, tail_newlines=n - 1 - last)
+            return _finish(rel, frames, complete=True, tail_newlines=n - 1 - last, last_line=last)
         if lines[last + 1]:
             return fail("expected an empty line before the next frame", last + 1)
         i = last + 2
@@ -369,22 +378,37 @@ def scan_legacy(text: str, rel: str) -> ArchiveScan:
 _SCANS: OrderedDict[tuple[str, str], ArchiveScan] = OrderedDict()
 _SCAN_CACHE_SIZE = 64
 _SCANS_LOCK = threading.Lock()
+# rel -> (byte length, sha256, scan) of the newest complete v2 scan: appends resume from it
+_LATEST: dict[str, tuple[int, str, ArchiveScan]] = {}
 
 
 def scan_archive(data: bytes, rel: str) -> ArchiveScan:
-    """Scan once per content: results are cached by (path, sha256 of the bytes)."""
-    key = (rel, hashlib.sha256(data).hexdigest())
+    """Scan once per content: results are cached by (path, sha256 of the bytes), and an
+    archive that grew by an append is scanned only from where the last scan ended."""
+    digest = hashlib.sha256(data).hexdigest()
+    key = (rel, digest)
     with _SCANS_LOCK:
         scan = _SCANS.get(key)
         if scan is not None:
             _SCANS.move_to_end(key)
             return scan
+        latest = _LATEST.get(rel)
     text = data.decode("utf-8", errors="replace")
-    scan = scan_v2(text, rel) if is_v2_path(rel) else scan_legacy(text, rel)
+    if is_v2_path(rel):
+        resume = None
+        if latest is not None and latest[0] < len(data) and hashlib.sha256(data[: latest[0]]).hexdigest() == latest[1]:
+            resume = latest[2]
+        scan = scan_v2(text, rel, resume)
+    else:
+        scan = scan_legacy(text, rel)
     with _SCANS_LOCK:
         scan = _SCANS.setdefault(key, scan)
         if len(_SCANS) > _SCAN_CACHE_SIZE:
             _SCANS.popitem(last=False)
+        if scan.complete and is_v2_path(rel):
+            _LATEST[rel] = (len(data), digest, scan)
+            if len(_LATEST) > _SCAN_CACHE_SIZE:
+                _LATEST.pop(next(iter(_LATEST)))
     return scan
 
 

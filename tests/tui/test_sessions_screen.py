@@ -17,7 +17,7 @@ from scriptorium.tui.widgets.branch_graph import BranchGraph
 from scriptorium.tui.widgets.branch_list import BranchList
 from scriptorium.tui.widgets.detail_pane import DetailPane
 
-from .conftest import WORKSPACE, write_openprogram_session
+from .conftest import WORKSPACE, fix_workspace_id, write_openprogram_session
 from .helpers import open_session, screen_lines, terminal_output
 
 pytestmark = pytest.mark.anyio
@@ -128,16 +128,17 @@ async def test_hostile_text_is_displayed_inertly(make_app, settle, tmp_path: Pat
 
 async def test_a_10000_turn_session_opens_and_scrolls_to_the_end(make_app, settle, tmp_path: Path) -> None:
     """A long-lived session as OpenProgram leaves it: written up to a 20-turn backlog, a re-ask
-    every thousand turns (each leaving an abandoned branch of 500 turns)."""
+    every thousand turns (each leaving an abandoned branch of 250 turns)."""
     state = tmp_path / "state"
     turns, previous = [], "ROOT"
     for i in range(10_000):
         node_id = f"t{i:05d}"
-        predecessor = previous if i % 1000 != 999 else f"t{i - 500:05d}"
+        predecessor = previous if i % 1000 != 500 else f"t{i - 250:05d}"
         turns.append({"id": node_id, "role": "user" if i % 2 == 0 else "llm", "text": f"turn {i} " + "words " * 12,
                       "predecessor": predecessor, "metadata": {MARK_KEY: WORKSPACE} if i < 9_980 else {}})
         previous = node_id
     write_openprogram_session(state, "long", turns, title="A very long session", head=previous)
+    fix_workspace_id(state)
     app = make_app(state)
     async with app.run_test(size=(140, 40)) as pilot:
         await settle(pilot)
