@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from .config import load_config
 from .paths import StatePaths
 from .session_store import SessionStore
 
@@ -105,6 +106,15 @@ def pending_branches(store: SessionStore, sid: str, workspace: str | None = None
     wid = workspace or workspace_id(store.state_dir)
     head = store.head(sid)
     return [BranchPending(tip, tip == head, pending(store, sid, tip, wid)) for tip in store.list_branches(sid)]
+
+
+DEFAULT_THRESHOLD = 8000
+
+
+def trigger_tokens(state_dir: str | os.PathLike[str]) -> int:
+    """The batch threshold in tokens: config `writer.trigger_tokens`, default 8000."""
+    value = load_config(Path(state_dir)).get("writer.trigger_tokens", DEFAULT_THRESHOLD)
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else DEFAULT_THRESHOLD
 
 
 def cut_batch(turns: list[PendingTurn], threshold: int) -> list[PendingTurn]:

@@ -265,13 +265,14 @@ class SessionStore:
             if index is None:
                 index = SessionIndex.open(d)
                 self._indexes[sid] = index
+                changed = True
             else:
-                index.refresh()
+                changed = index.refresh()
         except NodeFileError as exc:
             self._indexes.pop(sid, None)
             raise InvalidNode(f"session {sid}: {exc}") from exc
-        if index.dirty and sid not in self._batches:
-            index.save()
+        if changed and index.dirty:
+            index.save()  # lazily counted tokens are saved by whoever counts them (see `pending`)
         return index
 
     def entry(self, sid: str, nid: str) -> IndexEntry:
@@ -283,8 +284,10 @@ class SessionStore:
     def has_node(self, sid: str, nid: str) -> bool:
         return nid in self.index(sid).entries
 
-    def node(self, sid: str, nid: str) -> Node:
-        e = self.entry(sid, nid)
+    def node(self, sid: str, nid: str, index: SessionIndex | None = None) -> Node:
+        e = (index or self.index(sid)).entries.get(nid)
+        if e is None:
+            raise UnknownNode(f"unknown node {nid} in session {sid}")
         path = self.session_dir(sid) / "history" / e.filename
         try:
             return read_node_file(path)
@@ -300,7 +303,7 @@ class SessionStore:
         index = index or self.index(sid)
         e = index.entries[nid]
         if e.tokens < 0:
-            e.tokens = count_tokens(self.node(sid, nid).text) if e.is_record else 0
+            e.tokens = count_tokens(self.node(sid, nid, index).text) if e.is_record else 0
             index.dirty = True
         return e.tokens
 

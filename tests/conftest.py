@@ -58,10 +58,14 @@ async def _settle(pilot) -> None:
     """Wait until every worker has finished and the screen has caught up; stop blinking
     cursors so a snapshot never depends on the moment it is taken. Never sleeps."""
     from textual.widgets import Input, TextArea
+    from textual.worker import WorkerCancelled
 
     await pilot.pause()
     while True:  # a finished worker's message may start the next one (list -> graph)
-        await pilot.app.workers.wait_for_complete()
+        try:
+            await pilot.app.workers.wait_for_complete()
+        except WorkerCancelled:  # superseded by a newer exclusive worker: wait for that one
+            pass
         await pilot.pause()
         if all(worker.is_finished for worker in pilot.app.workers):
             break

@@ -11,6 +11,7 @@ import time
 from collections.abc import Callable, Iterable
 from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from textual.app import App, SystemCommand
 from textual.binding import Binding
@@ -19,25 +20,40 @@ from textual.screen import Screen
 from scriptorium.core.config import load_config, set_config_value
 from scriptorium.themes import DARK_NAME, DEFAULT_THEME, LIGHT_NAME, THEMES, VARIABLE_DEFAULTS
 
-from .commands import SessionCommands
-from .screens.core import CoreScreen
 from .screens.help import HelpScreen
 from .screens.sessions import SessionsScreen
 from .session_model import SessionListing
 
+if TYPE_CHECKING:
+    from textual.command import Provider
+
 THEME_KEY = "tui.theme"
 
-# (mode, title, screen class) in number-key order.
-SCREENS: list[tuple[str, str, type[Screen]]] = [
+
+def _core_screen() -> Screen:
+    from .screens.core import CoreScreen
+
+    return CoreScreen()
+
+
+def _session_commands() -> type[Provider]:
+    from .commands import SessionCommands
+
+    return SessionCommands
+
+
+# (mode, title, screen factory) in number-key order. The first screen is imported with the
+# app; the others, like the command palette, when first used, so the first paint is sooner.
+SCREENS: list[tuple[str, str, Callable[[], Screen]]] = [
     ("sessions", "Sessions", SessionsScreen),
-    ("core", "Core", CoreScreen),
+    ("core", "Core", _core_screen),
 ]
 
 
 class ScriptoriumApp(App[int]):
     CSS_PATH = "app.tcss"
     TITLE = "Scriptorium"
-    COMMANDS = App.COMMANDS | {SessionCommands}
+    COMMANDS = App.COMMANDS | {_session_commands}
     MODES = {mode: screen for mode, _, screen in SCREENS}
     DEFAULT_MODE = SCREENS[0][0]
 
@@ -73,7 +89,7 @@ class ScriptoriumApp(App[int]):
         try:
             set_config_value(self.state_dir, THEME_KEY, name)
         except (OSError, ValueError) as exc:
-            self.notify(f"Theme not saved: {exc}", severity="warning")
+            self.notify(f"Theme not saved: {exc}", severity="warning", markup=False)
             return
         self._saved_theme = name
 

@@ -11,8 +11,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from scriptorium.core.config import set_config_value
-from scriptorium.core.memory import Workspace
-from scriptorium.core.memory.core_render import CORE_TOPIC
 
 INJECT_KEY = "core.inject"
 FIRST_WORDS = 12
@@ -39,6 +37,11 @@ class CoreView:
 
 
 def load_core(state_dir: Path) -> CoreView:
+    # Imported here, in the worker: the memory package (git, BM25) costs a third of a
+    # second, which the app's first paint must not pay.
+    from scriptorium.core.memory import Workspace
+    from scriptorium.core.memory.core_render import CORE_TOPIC
+
     workspace = Workspace(state_dir)
     status = workspace.core_status()
     canonical = workspace.read_topic(CORE_TOPIC)

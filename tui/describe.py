@@ -41,7 +41,7 @@ def _line(*parts: str | Content | tuple[str, str]) -> Content:
 def describe_turn(graph: SessionGraph, row: TurnRow) -> Content:
     entry = row.entry
     node = graph.node(entry.id)
-    header = [glyph(HEAD if row.is_head else row.state), " ", (entry.id, "bold"), "  ",
+    header = [glyph(HEAD if row.is_head else row.state), " ", (sanitize_line(entry.id), "bold"), "  ",
               (entry.kind, "$text-accent"), " · ", LABELS[row.state], " · ", stamp(entry.created_at)]
     if entry.is_record and entry.tokens >= 0:
         header += [" · ", f"{entry.tokens} tokens"]
@@ -50,12 +50,13 @@ def describe_turn(graph: SessionGraph, row: TurnRow) -> Content:
     lines = [_line(*header)]
     links = []
     if entry.predecessor:
-        links += ["after ", (entry.predecessor, "bold")]
+        links += ["after ", (sanitize_line(entry.predecessor), "bold")]
     elif entry.caller and graph.entry(entry.caller) is not None:
-        links += ["spawned by " if entry.spawn_root else "called by ", (entry.caller, "bold")]
+        links += ["spawned by " if entry.spawn_root else "called by ", (sanitize_line(entry.caller), "bold")]
     children = graph.children(entry.id)
     if children:
-        links += ["  ·  followed by ", (", ".join(children[:8]) + (" …" if len(children) > 8 else ""), "bold")]
+        shown = ", ".join(sanitize_line(child) for child in children[:8])
+        links += ["  ·  followed by ", (shown + (" …" if len(children) > 8 else ""), "bold")]
     if links:
         lines.append(_line(*links))
     note = STATE_NOTES.get(row.state)
@@ -93,7 +94,7 @@ def describe_branch(graph: SessionGraph, branch: Branch, width: int = 100) -> Co
     state = HEAD if branch.is_head else "pending"
     length = sum(1 for e in graph.walk(branch.tip) if not e.rewound and e.kind != "root")
     lines = [
-        _line(glyph(state), " ", ("Branch ending at ", "bold"), (branch.tip, "bold"),
+        _line(glyph(state), " ", ("Branch ending at ", "bold"), (sanitize_line(branch.tip), "bold"),
               ("  (head)", "$node-head bold") if branch.is_head else ""),
         _line(f"{_turns(length)} · ", (f"{len(branch.pending)} pending", "$node-pending bold"),
               f" · {tokens(branch.pending_tokens)} tokens"),
@@ -106,7 +107,7 @@ def describe_branch(graph: SessionGraph, branch: Branch, width: int = 100) -> Co
     lines.append(_line(("Next batch", "bold"), f" (threshold {graph.threshold:,} tokens): ",
                        (f"{_turns(len(batch))} · {branch.batch_tokens:,} tokens", "bold")))
     if rest:
-        lines.append(Content.styled(f"cut after {batch[-1].id}; {_turns(len(rest))} more wait for the next pass",
+        lines.append(Content.styled(f"cut after {sanitize_line(batch[-1].id)}; {_turns(len(rest))} more wait for the next pass",
                                     "$muted-text"))
     elif branch.batch_tokens < graph.threshold:
         lines.append(Content.styled("the whole backlog, below the threshold: written at the session's end",

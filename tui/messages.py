@@ -16,6 +16,14 @@ class SessionsLoaded(Message):
         self.listing = listing
 
 
+class SessionsFailed(Message):
+    """The sessions could not be listed at all (an unreadable state directory or workspace id)."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__()
+        self.reason = reason
+
+
 class GraphLoaded(Message):
     """One session's graph snapshot is ready."""
 

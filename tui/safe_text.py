@@ -15,11 +15,6 @@ from textual.content import Content
 from scriptorium.core.sanitize import sanitize, sanitize_line
 
 
-def untrusted(text: str, style: str | Style = "") -> Text:
-    """Multi-line untrusted text, controls made visible."""
-    return Text(sanitize(text), style=style)
-
-
 def untrusted_line(text: str, style: str | Style = "", width: int | None = None) -> Text:
     """One line of untrusted text (whitespace runs folded), cut to `width` terminal cells."""
     line = Text(sanitize_line(text), style=style, no_wrap=True, overflow="ellipsis", end="")

@@ -2,7 +2,7 @@
 
 No Textual here: loading runs in worker threads (each with its own
 `SessionStore`, so no engine object is shared between threads) and the results
-are plain, immutable snapshots handed to the widgets. Pending turns and the next
+are snapshots handed to the widgets, which only read them. Pending turns and the next
 batch come from `scriptorium.core.marker` unchanged — the screen shows exactly
 what the writer would get.
 """
@@ -14,15 +14,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from scriptorium.core.config import load_config
 from scriptorium.core.graph_layout import GraphItem, LaneRow, display_order, layout
-from scriptorium.core.marker import MARK_KEY, PendingTurn, cut_batch, pending, workspace_id
+from scriptorium.core.marker import MARK_KEY, PendingTurn, cut_batch, pending, trigger_tokens, workspace_id
 from scriptorium.core.nodes import Node
+from scriptorium.core.sanitize import sanitize_line
 from scriptorium.core.session_index import IndexEntry, NodeFileError, read_node_file
 from scriptorium.core.session_store import SessionError, SessionProblem, SessionStore
-
-THRESHOLD_KEY = "writer.trigger_tokens"
-DEFAULT_THRESHOLD = 8000
 
 # Node states of the graph, each drawn with its own glyph and theme colour.
 WRITTEN, PENDING, ELSEWHERE, REWOUND, UNRECORDED = "written", "pending", "elsewhere", "rewound", "unrecorded"
@@ -33,8 +30,9 @@ ROLE_LABELS = {"user": "user", "assistant": "asst", "system": "sys", "tool": "to
 
 
 def short_id(node_id: str) -> str:
-    """Eight characters that tell ids apart, like git's short hashes (`summary_` prefixes dropped)."""
-    return node_id.removeprefix("summary_")[:8]
+    """Eight characters that tell ids apart, like git's short hashes (`summary_` prefixes dropped).
+    Ids come from node files, so they are untrusted: the result is sanitized."""
+    return sanitize_line(node_id.removeprefix("summary_"))[:8]
 
 
 def node_state(entry: IndexEntry, workspace: str) -> str:
@@ -47,11 +45,6 @@ def node_state(entry: IndexEntry, workspace: str) -> str:
     if mark == workspace:
         return WRITTEN
     return ELSEWHERE if mark else PENDING
-
-
-def write_threshold(state_dir: Path) -> int:
-    value = load_config(state_dir).get(THRESHOLD_KEY, DEFAULT_THRESHOLD)
-    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else DEFAULT_THRESHOLD
 
 
 # --- the session list ---------------------------------------------------------
@@ -223,8 +216,9 @@ def load_graph(state_dir: Path, session_id: str) -> SessionGraph:
     meta = store.meta(session_id)
     entries = store.index(session_id).entries
     head = store.head(session_id)
+    # The writer's own threshold, so the batch shown is the batch it would cut.
     wid = workspace_id(state_dir)
-    threshold = write_threshold(state_dir)
+    threshold = trigger_tokens(state_dir)
     ordered = sorted(entries.values(), key=lambda e: e.seq)
     items = [GraphItem(e.id, *_parent(e, entries), side=e.rewound or e.kind == "summary") for e in ordered]
     graph_layout = layout(display_order(items, trunk=_line_to(head, entries)))

@@ -42,12 +42,14 @@ JOURNAL = "journal.json"
 BACKUP = ".scriptorium-block-backup"
 
 # Fault injection: called with the name of each install step ("prepared", "journal",
-# "replace" after every file, "installed", "committed", "audited"). Tests set it to
+# "replace" after every file, "installed", "committed", "audited") and, through
+# `checkpoint`, of each step boundary of a write pass ("batch-archived",
+# "batch-installed": see writer/pipeline.py). Tests and bench/stress.py set it to
 # crash there; it is None in normal operation.
 crash_hook: Callable[[str], None] | None = None
 
 
-def _checkpoint(name: str) -> None:
+def checkpoint(name: str) -> None:
     if crash_hook is not None:
         crash_hook(name)
 
@@ -92,7 +94,7 @@ def _apply(root: Path, entries: list[dict[str, Any]]) -> None:
                 pass
             _prune_empty(target.parent, root)
         touched.add(target.parent)
-        _checkpoint("replace")
+        checkpoint("replace")
     for directory in touched:
         fsync_dir(directory)
 
@@ -125,7 +127,7 @@ def _finish(root: Path, runtime: Path, journal: dict[str, Any], sha: str | None)
     record = dict(journal["audit"], commit=sha)
     if not audit.has_record(runtime, journal["txn"]):
         audit.append_record(runtime, record)
-    _checkpoint("audited")
+    checkpoint("audited")
     _cleanup(root, runtime)
 
 
@@ -157,17 +159,17 @@ def install(
             journal["entries"].append(
                 {"slot": slot, "path": change.path, "write": change.data is not None, "existed": existed})
         fsync_dir(backup)
-        _checkpoint("prepared")
+        checkpoint("prepared")
         atomic_write_text(runtime / JOURNAL, json.dumps(journal, ensure_ascii=False))
     except Exception as exc:
         shutil.rmtree(backup, ignore_errors=True)
         raise InstallError(f"install failed before anything changed: {exc}") from exc
     try:
-        _checkpoint("journal")
+        checkpoint("journal")
         _apply(root, journal["entries"])
-        _checkpoint("installed")
+        checkpoint("installed")
         sha = _commit_once(repo, journal)
-        _checkpoint("committed")
+        checkpoint("committed")
     except Exception as exc:
         if history.head_transaction(repo) == txn:  # the commit landed: finish instead
             sha = history.head_sha(repo)

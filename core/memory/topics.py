@@ -420,6 +420,9 @@ def parse_topic(path: str, text: str) -> TopicDoc:
     close(len(lines))
     if in_fence:
         issues.append(Issue("parse", len(lines), "unclosed code fence", "close the ``` fence"))
+    if lines[0].lstrip("\ufeff").rstrip() == "---":  # else it would become a (manually sourced) block
+        issues.append(Issue("parse", 1, "YAML front matter is not supported in a topic",
+                            "remove the --- block: a topic is a # Title, then cited paragraphs"))
 
     cited: set[str] = set()
     for p in paragraphs:

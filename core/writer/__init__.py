@@ -4,7 +4,8 @@ Public API (litellm is imported only when a model is called):
 
 * `write(store, session_id, *, force=False, tip=None, model=None) -> WriteResult`
 * `finish(store, session_id, *, model=None) -> WriteResult`
-* `sleep(state_dir, *, preview=False, model=None) -> SleepResult`; `sleep_due(paths) -> SleepDue`
+* `sleep(state_dir, *, preview=False, model=None, progress=None, cancel=None) -> SleepResult`;
+  `install_preview(state_dir, result.preview) -> SleepResult`; `sleep_due(paths) -> SleepDue`
 * `migrate(store) -> MigrationResult`; `backfill(state_dir, *, model=None) -> BackfillResult`
 * `resolve_model(state_dir, explicit=None)`; `register_provider(name, handler)` for litellm
   custom providers; `OFFLINE_MODEL` = "scriptorium/offline".
@@ -17,11 +18,13 @@ from .uncited import BackfillResult, backfill
 from .counters import SleepDue, sleep_due
 from .migration import MigrationResult, migrate
 from .model import OFFLINE_MODEL, register_provider, resolve_model
-from .pipeline import BatchResult, WriteResult, finish, trigger_tokens, write
-from .reorganize import SleepResult, sleep
+from ..marker import trigger_tokens
+from .pipeline import BatchResult, WriteResult, finish, write
+from .progress import Progress
+from .reorganize import SleepPreview, SleepResult, install_preview, sleep
 
 __all__ = [
-    "OFFLINE_MODEL", "BackfillResult", "BatchResult", "MigrationResult", "SleepDue", "SleepResult", "WriteResult",
-    "backfill", "finish", "migrate", "register_provider", "resolve_model", "sleep", "sleep_due", "trigger_tokens",
+    "OFFLINE_MODEL", "BackfillResult", "BatchResult", "MigrationResult", "Progress", "SleepDue", "SleepPreview",
+    "SleepResult", "WriteResult", "backfill", "finish", "install_preview", "migrate", "register_provider", "resolve_model", "sleep", "sleep_due", "trigger_tokens",
     "write",
 ]

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .model import completion
+from .progress import Monitor
 from .tools import ToolError, TopicTools
 
 MAX_ROUNDS = 20
@@ -42,11 +43,13 @@ class AgentRun:
 
 
 def run_agent(*, model: str, system: str, prompt: str, tools: TopicTools, stage: str, turns: int,
-              timeout: float, max_rounds: int = MAX_ROUNDS) -> AgentRun:
+              timeout: float, max_rounds: int = MAX_ROUNDS, monitor: Monitor | None = None) -> AgentRun:
     run = AgentRun(stage, model, system, prompt, turns)
     messages: list[dict[str, Any]] = [{"role": "system", "content": system}, {"role": "user", "content": prompt}]
     run.stop_reason = "max_rounds"
     for round_no in range(1, max_rounds + 1):
+        if monitor is not None:
+            monitor.round()
         response = completion(model, messages, tools.schemas, timeout)
         run.rounds = round_no
         usage = getattr(response, "usage", None)
@@ -71,6 +74,8 @@ def run_agent(*, model: str, system: str, prompt: str, tools: TopicTools, stage:
             run.audit.append({"round": round_no, "tool": name, "arguments": _audit_arguments(arguments),
                               "status": status, "output": _clip(output)})
             messages.append({"role": "tool", "tool_call_id": call["id"], "name": name, "content": output})
+            if monitor is not None:
+                monitor.called(name)
     run.audit.append({"tool": "agent", "status": "ok", "reason": run.stop_reason, "rounds": run.rounds,
                       "turns": turns, "input_tokens": run.input_tokens, "output_tokens": run.output_tokens})
     return run

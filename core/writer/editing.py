@@ -17,8 +17,9 @@ from typing import Any
 from ..memory import Diagnostic, SourceIndex, Transaction, TransactionResult
 from ..paths import StatePaths
 from .agent import run_agent
+from .progress import Monitor
 from .prompts import CONTRACT, repair_task
-from .status import append_history
+from ..writer_status import append_history
 from .tools import TopicTools
 
 REJECTED_CHARS = 20_000
@@ -44,16 +45,20 @@ def changed_files(audit: list[dict[str, Any]]) -> list[str]:
 
 
 def edit_with_repair(txn: Transaction, *, paths: StatePaths, model: str, task: str, tools: tuple[str, ...],
-                     stage: str, turns: int, timeout: float) -> tuple[TransactionResult, list[dict[str, Any]]]:
-    """Run the agent on `txn`, commit (install, or preview), repair once on rejection."""
+                     stage: str, turns: int, timeout: float, monitor: Monitor | None = None,
+                     ) -> tuple[TransactionResult, list[dict[str, Any]]]:
+    """Run the agent on `txn`, commit (install, or preview), repair once on rejection.
+    A `monitor` sees every step and may cancel the run before anything installs."""
     audit: list[dict[str, Any]] = []
     prompt = task
     for attempt in (1, 2):
         box = TopicTools(txn.topics_dir, _source_lookup(txn), tools)
         name = stage if attempt == 1 else f"{stage}-repair"
+        if monitor is not None:
+            monitor.enter(name)
         try:
             run = run_agent(model=model, system=CONTRACT, prompt=prompt, tools=box, stage=name, turns=turns,
-                            timeout=timeout)
+                            timeout=timeout, monitor=monitor)
         except Exception as exc:
             append_history(paths, {"stage": name, "system_prompt": CONTRACT, "prompt": prompt,
                                    "error": f"{type(exc).__name__}: {exc}", "turns": turns})
@@ -62,6 +67,8 @@ def edit_with_repair(txn: Transaction, *, paths: StatePaths, model: str, task: s
         audit += run.audit
         for block_id, reason in box.retirements.items():
             txn.retire(block_id, reason)
+        if monitor is not None:
+            monitor.enter("validate" if txn.preview else "install")
         result = txn.commit()
         if result.ok:
             audit.append({"tool": "commit", "status": "ok", "count": len(result.changed_topics),

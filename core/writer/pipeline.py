@@ -25,9 +25,8 @@ from typing import Any
 
 from filelock import FileLock, Timeout
 
-from ..config import load_config
-from ..marker import PendingTurn, cut_batch, mark_written, pending, workspace_id
-from ..memory import LockBusy, SourceIndex, SourceRecord, Workspace, records_to_sources
+from ..marker import PendingTurn, cut_batch, mark_written, pending, trigger_tokens, workspace_id
+from ..memory import LockBusy, SourceIndex, SourceRecord, Workspace, install, records_to_sources
 from ..memory.lock import write_lock
 from ..memory.sources import archive_path, speaker_label
 from ..paths import StatePaths
@@ -40,10 +39,9 @@ from .migration import migrate, needs_migration
 from .model import model_timeout, resolve_model
 from .prompts import Evidence, write_task
 from .reorganize import organize
-from .status import record_outcome
+from ..writer_status import record_outcome, record_session_outcome
 from .tools import WRITER_TOOLS
 
-DEFAULT_THRESHOLD = 8000
 LOCK_TIMEOUT_S = 1.0
 PASS_LOCK = "write-pass.lock"
 
@@ -78,11 +76,6 @@ class _Stop(Exception):
     def __init__(self, failure: Failure) -> None:
         super().__init__(failure.message)
         self.failure = failure
-
-
-def trigger_tokens(state_dir: Any) -> int:
-    value = load_config(state_dir).get("writer.trigger_tokens", DEFAULT_THRESHOLD)
-    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else DEFAULT_THRESHOLD
 
 
 def write(store: SessionStore, session_id: str, *, force: bool = False, tip: str | None = None,
@@ -160,6 +153,9 @@ class _Run:
             record_outcome(self.paths, True)
         elif result.outcome != "ok":
             record_outcome(self.paths, False, result.code, result.outcome == "retryable")
+        if result.outcome != "retryable" and isinstance(sid, str) and sid:
+            record_session_outcome(self.paths, sid, result.code if result.outcome == "permanent" else None,
+                                   result.message)
         return result
 
     def _check_input(self, sid: str, tip: str | None) -> None:
@@ -208,6 +204,7 @@ class _Run:
         records = records_for(self.store, sid, ids)
         sources = records_to_sources(records)
         self._archive(sources, sid)
+        install.checkpoint("batch-archived")  # fault injection only (tests, bench/stress.py)
         items = [Evidence(s.source_id, r.role, speaker_label(s.speaker_display, s.speaker_id, s.role), r.text,
                           s.timestamp) for s, r in zip(sources, records)]
         with self.ws.transaction("write", f"{len(ids)} turn(s) of session {sid}", evidence=[],
@@ -216,6 +213,7 @@ class _Run:
             result, audit = edit_with_repair(txn, paths=self.paths, model=self.model,
                                              task=write_task(items, txn.topics_dir), tools=WRITER_TOOLS,
                                              stage="write", turns=len(records), timeout=self.timeout)
+        install.checkpoint("batch-installed")  # between install and marking: a crash here is a duplicate
         changed = changed_files(audit)
         if not changed:
             raise _Stop(Failure("WRITER_NO_PROGRESS", False,

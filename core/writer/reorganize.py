@@ -3,27 +3,43 @@
 It adds no content (its transaction admits no new evidence), never touches
 `sources/` or marks, goes through the same transaction as every other edit, and
 reports the topic files it changed — not the ones it read. A preview runs the same
-organizer and returns the diff without installing anything.
+organizer and returns the diff without installing anything; `install_preview` then
+installs exactly what was previewed, or refuses with a conflict if memory changed
+since (the preview carries the workspace revision it was made on). A `progress`
+callback sees each step of the run; setting `cancel` stops it before it installs.
 """
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..memory import LockBusy, Workspace
+from ..memory import Diagnostic, LockBusy, TransactionResult, Workspace
 from ..memory.lock import write_lock
 from ..paths import StatePaths
-from .classify import Failure, classify
+from .classify import classify
 from .counters import note_sleep
 from .editing import Rejected, changed_files, edit_with_repair
 from .model import model_timeout, resolve_model
+from .progress import Cancelled, Monitor, Progress
 from .prompts import organize_task
 from .tools import ORGANIZER_TOOLS
 
 LOCK_TIMEOUT_S = 5.0
+SUMMARY = "reorganize topics"
 COUNTER_LOCK_S = 1.0
+
+
+@dataclass(frozen=True)
+class SleepPreview:
+    """What a preview would install, and the workspace revision it was computed on."""
+
+    base: str  # `Workspace.revision()` under the preview's lock
+    topics: dict[str, bytes | None]  # "topics/<rel>" -> new bytes (None: the file goes)
+    retired: dict[str, str]  # block id -> the organizer's reason
 
 
 @dataclass
@@ -34,6 +50,8 @@ class SleepResult:
     changed_files: list[str] = field(default_factory=list)
     commit: str | None = None
     diff: str | None = None  # preview only
+    preview: SleepPreview | None = None  # preview only: hand it to `install_preview`
+    diagnostics: list[Diagnostic] = field(default_factory=list)  # why the organizer's edit was rejected
 
     @property
     def exit_code(self) -> int:
@@ -44,15 +62,20 @@ class SleepResult:
                                "changed_files": self.changed_files, "commit": self.commit}
         if self.diff is not None:
             doc["diff"] = self.diff
+        if self.diagnostics:
+            doc["diagnostics"] = [d.to_json() for d in self.diagnostics]
         return doc
 
 
 def sleep(state_dir: Path, *, preview: bool = False, model: str | None = None, is_global: bool = True,
-          lock_timeout: float = LOCK_TIMEOUT_S) -> SleepResult:
+          lock_timeout: float = LOCK_TIMEOUT_S, progress: Callable[[Progress], None] | None = None,
+          cancel: threading.Event | None = None) -> SleepResult:
     """Reorganize every topic now (`scriptorium sleep`, the nightly run, the TUI).
 
     `preview=True` returns the diff and installs nothing. An installed sleep resets
-    the due counters (`is_global` also stamps the daily pass)."""
+    the due counters (`is_global` also stamps the daily pass). `progress` is called
+    (in this thread) after every step; once `cancel` is set the run stops with the
+    retryable code `CANCELLED`, nothing installed."""
     state_dir = Path(state_dir)
     paths = StatePaths(state_dir)
     try:
@@ -60,28 +83,84 @@ def sleep(state_dir: Path, *, preview: bool = False, model: str | None = None, i
         if not ws.topic_paths():
             return SleepResult("ok", "EMPTY", "no topic files: nothing to reorganize")
         result = organize(ws, model=resolve_model(state_dir, model), timeout=model_timeout(state_dir),
-                          preview=preview, lock_timeout=lock_timeout)
+                          preview=preview, lock_timeout=lock_timeout, monitor=Monitor(progress, cancel))
     except Exception as exc:
-        failure = classify(exc) if not isinstance(exc, Rejected) else Failure("COMMIT_REJECTED", False, str(exc))
-        return SleepResult(failure.outcome, failure.code, failure.message)
+        return _failed(exc)
     if not preview:
         _reset_counters(paths, is_global)
     return result
 
 
 def organize(ws: Workspace, *, model: str, timeout: float, preview: bool = False,
-             lock_timeout: float = LOCK_TIMEOUT_S) -> SleepResult:
+             lock_timeout: float = LOCK_TIMEOUT_S, monitor: Monitor | None = None) -> SleepResult:
     """One organizer run in a `sleep` transaction (raises on failure; see `sleep`)."""
-    with ws.transaction("sleep", "reorganize topics", evidence=[], preview=preview, lock_timeout=lock_timeout) as txn:
+    with ws.transaction("sleep", SUMMARY, evidence=[], preview=preview, lock_timeout=lock_timeout) as txn:
+        base = ws.revision() if preview else ""
         result, audit = edit_with_repair(txn, paths=ws.paths, model=model, task=organize_task(txn.topics_dir),
-                                         tools=ORGANIZER_TOOLS, stage="organize", turns=0, timeout=timeout)
+                                         tools=ORGANIZER_TOOLS, stage="organize", turns=0, timeout=timeout,
+                                         monitor=monitor)
     changed = changed_files(audit)
     if preview:
+        staged = SleepPreview(base, _staged_topics(result), {r["id"]: r["reason"] for r in result.retired})
         return SleepResult("ok", "PREVIEW", f"preview: {len(changed)} topic file(s) would change",
-                           changed, None, result.diff)
+                           changed, None, result.diff, staged)
     if not changed:
         return SleepResult("ok", "NO_CHANGE", "reorganized: nothing needed to change")
     return SleepResult("ok", "REORGANIZED", f"reorganized {len(changed)} topic file(s)", changed, result.commit)
+
+
+def install_preview(state_dir: Path, preview: SleepPreview, *, is_global: bool = True,
+                    lock_timeout: float = LOCK_TIMEOUT_S) -> SleepResult:
+    """Install what a preview showed, through a new `sleep` transaction: only if the
+    workspace is still at the preview's revision and the edit judges to the very bytes
+    previewed; otherwise a `CONCURRENT_UPDATE` conflict, nothing installed."""
+    state_dir = Path(state_dir)
+    try:
+        ws = Workspace.open(state_dir)
+        with ws.transaction("sleep", SUMMARY, evidence=[], lock_timeout=lock_timeout) as txn:
+            if ws.revision() != preview.base:
+                return _conflict("memory changed since the preview was made")
+            for path, data in preview.topics.items():
+                rel = path[len("topics/"):]
+                if data is None:
+                    txn.delete_topic(rel)
+                else:
+                    txn.write_topic(rel, data)
+            for block_id, reason in preview.retired.items():
+                txn.retire(block_id, reason)
+            checked = txn.check()
+            if not checked.ok:
+                return SleepResult("permanent", "COMMIT_REJECTED", "the previewed edit is rejected now",
+                                   diagnostics=checked.diagnostics)
+            if _staged_topics(checked) != preview.topics:
+                return _conflict("the previewed edit no longer comes out the same")
+            result = txn.commit()
+    except Exception as exc:
+        return _failed(exc)
+    _reset_counters(StatePaths(state_dir), is_global)
+    changed = result.changed_topics
+    if not changed:
+        return SleepResult("ok", "NO_CHANGE", "reorganized: nothing needed to change")
+    return SleepResult("ok", "REORGANIZED", f"reorganized {len(changed)} topic file(s)", changed, result.commit)
+
+
+def _staged_topics(result: TransactionResult) -> dict[str, bytes | None]:
+    return {path: result.after[path] for path in result.changed_topics}
+
+
+def _conflict(why: str) -> SleepResult:
+    hint = "preview again, then install the new preview"
+    return SleepResult("permanent", "CONCURRENT_UPDATE", f"{why}: nothing was installed; {hint}",
+                       diagnostics=[Diagnostic("conflict", None, None, None, why, hint)])
+
+
+def _failed(exc: Exception) -> SleepResult:
+    if isinstance(exc, Cancelled):
+        return SleepResult("retryable", exc.code, str(exc))
+    if isinstance(exc, Rejected):
+        return SleepResult("permanent", "COMMIT_REJECTED", str(exc), diagnostics=exc.result.diagnostics)
+    failure = classify(exc)
+    return SleepResult(failure.outcome, failure.code, failure.message)
 
 
 def _reset_counters(paths: StatePaths, is_global: bool) -> None:

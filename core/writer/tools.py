@@ -179,7 +179,10 @@ class TopicTools:
             raise ToolError(f"old_string occurs {count} times in {path}; give more context or set replace_all")
         if old_string == new_string:
             raise ToolError("old_string and new_string are identical; nothing would change")
-        _write_nofollow(target, text.replace(old_string, new_string).encode("utf-8"))
+        data = text.replace(old_string, new_string).encode("utf-8")
+        if len(data) > MAX_WRITE_BYTES:  # replace_all can grow a file as much as a write can
+            raise ToolError(f"the edited file would be too large ({len(data)} bytes; limit {MAX_WRITE_BYTES})")
+        _write_nofollow(target, data)
         return f"edited {self.rel(target)} ({count} replacement{'s' if count > 1 else ''})"
 
     def _delete_file(self, path: str) -> str:

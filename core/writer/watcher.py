@@ -36,14 +36,25 @@ Emit = Callable[[dict[str, Any]], None]
 Finish = Callable[[str], Any]  # session id -> a WriteResult-like object (outcome, code, message, batches)
 
 
+def _stamp(value: Any) -> float | None:
+    """A timestamp read from a file someone may have damaged; None when it is not one."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    try:
+        return float(value)
+    except OverflowError:  # an integer too large for a float
+        return None
+
+
 def load_processed(paths: StatePaths) -> dict[str, float]:
+    """The processed map; a corrupt file (or entry) reads as unprocessed: re-process, never stall."""
     try:
         doc = json.loads((paths.runtime / PROCESSED_FILE).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
     if not isinstance(doc, dict):
         return {}
-    return {k: float(v) for k, v in doc.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
+    return {k: stamp for k, v in doc.items() if (stamp := _stamp(v)) is not None}
 
 
 def save_processed(paths: StatePaths, processed: dict[str, float]) -> None:
@@ -143,7 +154,7 @@ class IdleWatcher:
     def _consider(self, sid: str, processed: dict[str, float], now: float) -> None:
         self._deadlines.pop(sid, None)
         try:
-            updated = float(self.store.meta(sid).get("updated_at") or 0.0)
+            updated = _stamp(self.store.meta(sid).get("updated_at")) or 0.0  # unreadable: long idle
         except SessionError:
             return
         if processed.get(sid) == updated:

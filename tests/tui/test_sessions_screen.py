@@ -3,6 +3,7 @@ shown inertly, a 10,000-turn graph, turns and branches selected from the graph."
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -101,12 +102,15 @@ async def test_selecting_a_turn_shows_its_full_text_and_enter_selects_its_branch
 
 
 async def test_hostile_text_is_displayed_inertly(make_app, settle, tmp_path: Path) -> None:
+    """Markup, ESC/CSI sequences and bidi overrides in a title, a turn, an id and metadata
+    (all as a session file on disk may hold them) reach the screen as visible, inert text."""
     hostile = "click [@click=app.quit]x[/] then \x1b[2J clear, \x9b2J csi, \u202eevil\u202c bidi"
     state = tmp_path / "state"
-    store = SessionStore(state)
-    sid = store.create_session(title="[@click=app.quit]title[/] \x1b]0;pwned\x07")
-    store.append(sid, "user", "hello")
-    store.append(sid, "assistant", hostile)
+    write_openprogram_session(state, "hostile", [
+        {"id": "u1", "text": "hello"},
+        {"id": "a\x1b[2Jb", "role": "llm", "text": hostile, "predecessor": "u1",
+         "metadata": {"[@click=app.quit]k[/]": "\x1b]0;pwned\x07 \u2066isolate"}},
+    ], title="[@click=app.quit]title[/] \x1b]0;pwned\x07", head="a\x1b[2Jb")
     app = make_app(state)
     async with app.run_test(size=(140, 40)) as pilot:
         await settle(pilot)
@@ -115,10 +119,10 @@ async def test_hostile_text_is_displayed_inertly(make_app, settle, tmp_path: Pat
         lines = screen_lines(app)
         text = "\n".join(lines)
         assert "[@click=app.quit]x[/]" in text  # markup shown as written
-        assert "[@click=app.quit]title[/]" in text
-        assert "␛[2J" in text and "⟨9B⟩2J" in text
+        assert "[@click=app.quit]title[/]" in text and "[@click=app.quit]k[/]" in text
+        assert "␛[2J" in text and "⟨9B⟩2J" in text and "a␛[2Jb" in text and "␛]0;pwned␇" in text
         output = terminal_output(app)
-        for dangerous in ("\x1b[2J", "\x9b", "\u202e", "\u202c", "\x1b]0;", "\x07"):
+        for dangerous in ("\x1b[2J", "\x9b", "\u202e", "\u202c", "\u2066", "\x1b]0;", "\x07"):
             assert dangerous not in output
         row = next(y for y, line in enumerate(lines) if "[@click=app.quit]x[/]" in line)
         await pilot.click(offset=(lines[row].index("[@click") + len("[@click=app.quit]"), row))
@@ -157,3 +161,29 @@ async def test_a_10000_turn_session_opens_and_scrolls_to_the_end(make_app, settl
         await pilot.press("pageup", "home")
         await settle(pilot)
         assert graph.cursor == 0 and graph.scroll_y == 0
+
+
+async def test_an_unreadable_session_is_flagged_and_the_others_still_open(make_app, settle,
+                                                                          demo_state: Path) -> None:
+    broken = next((demo_state / "sessions" / "demo-onboarding" / "history").glob("0002-*.json"))
+    replacement = broken.with_suffix(".tmp")  # replaced the way every writer replaces a node file
+    replacement.write_text("{ not json", encoding="utf-8")
+    os.replace(replacement, broken)
+    app = make_app(demo_state)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        lines = screen_lines(app)
+        flagged = next(line for line in lines if "demo-onboarding" in line)
+        assert "!" in flagged and "unreadable" in flagged
+        screen = await open_session(pilot, settle, "demo-build-cache")
+        assert screen.graph.branches
+
+
+async def test_a_corrupt_workspace_id_is_reported_not_fatal(make_app, settle, demo_state: Path) -> None:
+    (demo_state / "memory" / ".scriptorium" / "workspace-id").write_text("garbage\n", encoding="ascii")
+    app = make_app(demo_state)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        assert app.is_running
+        text = "\n".join(screen_lines(app))
+        assert "The sessions cannot be read" in text and "corrupt workspace id" in text

@@ -78,8 +78,9 @@ class CoreScreen(Screen):
         self.query_one("#inject-state", Static).update(Content.assemble(
             "injection ", state, f" · effective {view.effective_tokens:,} tokens", ("   i toggles", "$muted-text")))
         if not view.exists:
-            self.query_one("#canonical", TextPanel).show("", "No canonical core yet: topics/core.md is created by "
-                                                             "the first write, or by hand on the Topics screen.")
+            self.query_one("#canonical", TextPanel).show("", "No canonical core yet: the first write creates "
+                                                             "topics/core.md, or write it by hand with "
+                                                             "`scriptorium topic save core.md --from FILE`.")
         else:
             self.query_one("#canonical", TextPanel).show(view.canonical, "topics/core.md is empty.")
         self.query_one("#rendered", TextPanel).show(view.rendered, "Nothing rendered.")
@@ -93,7 +94,7 @@ class CoreScreen(Screen):
         try:
             set_inject(self.app.state_dir, not self.view.inject)
         except (OSError, ValueError) as exc:
-            self.notify(f"Injection setting not saved: {exc}", severity="error")
+            self.notify(f"Injection setting not saved: {exc}", severity="error", markup=False)
             return
         self.load()
 

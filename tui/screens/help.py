@@ -14,7 +14,7 @@ from ..glyphs import GLYPHS, LABELS
 KEYS = [
     ("Everywhere", [
         ("1 … 9", "switch screen (the numbers in the top bar)"),
-        ("ctrl+p", "command palette: every action; type a title to open a session"),
+        ("ctrl+p", "command palette: every action, and sessions by title"),
         ("t", "switch between the dark and the light theme (remembered)"),
         ("?", "this help"),
         ("q", "quit"),
@@ -26,6 +26,10 @@ KEYS = [
         ("enter", "in the graph: select the branch of the turn under the cursor"),
         ("home end", "in the graph: first / last turn"),
         ("r", "read the sessions again from disk"),
+    ]),
+    ("Core", [
+        ("i", "always-on injection on / off (config: core.inject)"),
+        ("r", "read the core again"),
     ]),
 ]
 
@@ -39,10 +43,10 @@ STATE_HELP = {
 }
 
 
-def help_content(extra: list[tuple[str, list[tuple[str, str]]]]) -> Content:
+def help_content() -> Content:
     lines: list[Content] = [Content.styled("Scriptorium — branch-aware memory for AI agents", "bold $text-primary"),
                             Content("")]
-    for section, keys in [*KEYS, *extra]:
+    for section, keys in KEYS:
         lines.append(Content.styled(section, "bold"))
         for key, what in keys:
             lines.append(Content.assemble(("  " + key.ljust(18), "$text-accent"), what))
@@ -66,13 +70,9 @@ class HelpScreen(ModalScreen[None]):
     }
     """
 
-    def __init__(self, extra: list[tuple[str, list[tuple[str, str]]]] | None = None) -> None:
-        super().__init__()
-        self.extra = extra or []
-
     def compose(self) -> ComposeResult:
         with VerticalScroll():
-            yield Static(help_content(self.extra))
+            yield Static(help_content())
 
     def action_dismiss(self) -> None:
         self.dismiss(None)

@@ -11,11 +11,12 @@ from textual.widgets import ContentSwitcher, Footer
 from textual.widgets.data_table import RowDoesNotExist
 from textual.worker import get_current_worker
 
+from scriptorium.core.marker import WorkspaceIdError
 from scriptorium.core.session_store import SessionError
 
 from ..describe import describe_branch, describe_turn
-from ..messages import (BranchHighlighted, GraphFailed, GraphLoaded, SessionHighlighted, SessionsLoaded,
-                        TurnHighlighted)
+from ..messages import (BranchHighlighted, GraphFailed, GraphLoaded, SessionHighlighted, SessionsFailed,
+                        SessionsLoaded, TurnHighlighted)
 from ..safe_text import untrusted_content
 from ..session_model import SessionGraph, SessionListing, list_sessions, load_graph
 from ..widgets.branch_graph import BranchGraph
@@ -65,26 +66,31 @@ class SessionsScreen(Screen):
         self.query_one("#session-list").border_title = "Sessions"
         self.query_one("#branch-list").border_title = "Branches"
         self.query_one("#detail").border_title = "Detail"
-        self.load_sessions()
+        self.call_after_refresh(self.load_sessions)  # paint the shell first, then read
 
     # --- loading (worker threads; each builds its own store) ---------------
 
     @work(thread=True, exclusive=True, group="sessions")
     def load_sessions(self) -> None:
-        listing = list_sessions(self.app.state_dir)
+        try:
+            message: SessionsLoaded | SessionsFailed = SessionsLoaded(list_sessions(self.app.state_dir))
+        except (OSError, WorkspaceIdError) as exc:
+            message = SessionsFailed(str(exc))
         if not get_current_worker().is_cancelled:
-            self.post_message(SessionsLoaded(listing))
+            self.post_message(message)
 
     @work(thread=True, exclusive=True, group="graph")
     def load_graph(self, session_id: str) -> None:
         try:
-            graph = load_graph(self.app.state_dir, session_id)
-        except SessionError as exc:
-            message: GraphLoaded | GraphFailed = GraphFailed(session_id, str(exc))
-        else:
-            message = GraphLoaded(graph)
+            message: GraphLoaded | GraphFailed = GraphLoaded(load_graph(self.app.state_dir, session_id))
+        except (SessionError, OSError, WorkspaceIdError) as exc:
+            message = GraphFailed(session_id, str(exc))
         if not get_current_worker().is_cancelled:
             self.post_message(message)
+
+    def on_sessions_failed(self, message: SessionsFailed) -> None:
+        self.query_one(GraphHeader).show(None, "The sessions cannot be read")
+        self.query_one(DetailPane).show(untrusted_content(message.reason, "$text-error"))
 
     def on_sessions_loaded(self, message: SessionsLoaded) -> None:
         self.listing = message.listing

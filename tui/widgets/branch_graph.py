@@ -28,7 +28,7 @@ from ..turn_text import excerpt
 
 ID_WIDTH = 8
 ROLE_WIDTH = 4
-MIN_TEXT = 24  # narrower than this and the view scrolls sideways instead
+MIN_TEXT = 16  # narrower than this and the view scrolls sideways instead
 
 
 class BranchGraph(ScrollView, can_focus=True):
@@ -86,8 +86,8 @@ class BranchGraph(ScrollView, can_focus=True):
 
     # --- data --------------------------------------------------------------
 
-    def show(self, graph: SessionGraph | None, at: str | None = None) -> None:
-        """Display `graph` (None clears) with the cursor on node `at` (default: the head)."""
+    def show(self, graph: SessionGraph | None) -> None:
+        """Display `graph` (None clears) with the cursor on its head."""
         self.graph = graph
         self._cache.clear()
         self.selected_tip = None
@@ -99,7 +99,7 @@ class BranchGraph(ScrollView, can_focus=True):
             return
         self._graph_width = 2 * max(graph.lanes, 1)
         self.virtual_size = Size(self._graph_width + 1 + ID_WIDTH + 1 + ROLE_WIDTH + 1 + MIN_TEXT, len(graph.rows))
-        target = graph.row_index(at or graph.head or "")
+        target = graph.row_index(graph.head or "")
         self.scroll_to(0, 0, animate=False, immediate=True)
         self.cursor = target if target is not None else max(len(graph.rows) - 1, 0)
         self.refresh()
@@ -128,8 +128,7 @@ class BranchGraph(ScrollView, can_focus=True):
         return min(max(value, 0), max(rows - 1, 0))
 
     def watch_cursor(self, old: int, new: int) -> None:
-        self._cache.clear()
-        self.refresh()
+        self.refresh()  # rows are cached with their cursor flag: only the two changed rows re-render
         if self.graph is None or not self.graph.rows:
             return
         self.scroll_to_region(Region(0, new, 1, 1), animate=False, force=True, x_axis=False, immediate=True)
@@ -176,11 +175,11 @@ class BranchGraph(ScrollView, can_focus=True):
         base = self.rich_style
         if self.graph is None or index >= len(self.graph.rows):
             return Strip.blank(width, base)
-        key = (index, width, scroll_x)
+        key = (index, width, scroll_x, index == self.cursor)
         strip = self._cache.get(key)
         if strip is None:
             text = self._row_text(self.graph.rows[index], width + scroll_x)
-            if index == self.cursor:  # background only: glyphs keep their state colours
+            if key[-1]:  # the cursor row: background only, glyphs keep their state colours
                 text.stylize(Style(bgcolor=self.get_component_rich_style("branch-graph--cursor").bgcolor))
             strip = Strip(text.render(self.app.console)).crop_extend(scroll_x, scroll_x + width, base)
             strip = strip.apply_style(base)

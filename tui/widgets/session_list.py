@@ -1,8 +1,9 @@
-"""The session list: title, last activity, branch count, pending backlog; unreadable sessions flagged."""
+"""The session list: title, pending backlog, branch count, last activity; unreadable sessions flagged."""
 
 from __future__ import annotations
 
 from rich.text import Text
+from textual.events import Resize
 from textual.widgets import DataTable
 
 from ..formatting import ago, tokens
@@ -10,11 +11,14 @@ from ..messages import SessionHighlighted
 from ..safe_text import untrusted_line
 from ..session_model import SessionListing
 
-TITLE_WIDTH = 30
+MIN_TITLE, MAX_TITLE = 12, 40
+OTHER_COLUMNS = 1 + 9 + 2 + 8  # flag, pending, branches, activity (cut first when narrow)
+CHROME = 2 + 1 + 2 * 5  # border, scrollbar, one cell of padding each side of five columns
 
 
 class SessionList(DataTable):
-    """One row per session, newest activity first; the row key is the session id."""
+    """One row per session, newest activity first; the row key is the session id.
+    The title column takes the width the others leave."""
 
     DEFAULT_CSS = """
     SessionList { background: $surface; }
@@ -22,14 +26,9 @@ class SessionList(DataTable):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id, cursor_type="row", zebra_stripes=False, cell_padding=1)
-        self.problems: dict[str, str] = {}
-
-    def on_mount(self) -> None:
-        self.add_column("", key="flag", width=1)
-        self.add_column("Session", key="title", width=TITLE_WIDTH)
-        self.add_column("Activity", key="activity")
-        self.add_column("Br", key="branches")
-        self.add_column("Pending", key="pending")
+        self.listing: SessionListing | None = None
+        self.now = 0.0
+        self.title_width = 0
 
     @property
     def selected_id(self) -> str | None:
@@ -37,19 +36,30 @@ class SessionList(DataTable):
             return None
         return self.coordinate_to_cell_key(self.cursor_coordinate).row_key.value
 
-    def show(self, listing: SessionListing, now: float) -> None:
+    def on_resize(self, event: Resize) -> None:
+        width = max(MIN_TITLE, min(MAX_TITLE, event.size.width - OTHER_COLUMNS - CHROME))
+        if width != self.title_width and self.listing is not None:
+            self.show(self.listing, self.now, width)
+
+    def show(self, listing: SessionListing, now: float, title_width: int | None = None) -> None:
         """Replace the rows, keeping the cursor on the same session when it is still listed."""
         keep = self.selected_id
-        self.clear()
-        self.problems = {p.id: p.message for p in listing.problems}
+        self.listing, self.now = listing, now
+        self.title_width = title_width or self.title_width or MAX_TITLE
+        self.clear(columns=True)
+        self.add_column("", key="flag", width=1)
+        self.add_column("Session", key="title", width=self.title_width)
+        self.add_column("Pending", key="pending")
+        self.add_column("Br", key="branches")
+        self.add_column("Activity", key="activity")
         for row in listing.rows:
             owed = Text(f"{row.pending_turns} · {tokens(row.pending_tokens)}" if row.pending_turns else "0",
                         style="bold" if row.pending_turns else "dim", justify="right")
-            title = untrusted_line(row.title or row.id, width=TITLE_WIDTH)
-            self.add_row(Text(" "), title, Text(ago(row.last_activity, now), style="dim"),
-                         Text(str(row.branches), justify="right"), owed, key=row.id)
+            title = untrusted_line(row.title or row.id, width=self.title_width)
+            self.add_row(Text(" "), title, owed, Text(str(row.branches), justify="right"),
+                         Text(ago(row.last_activity, now), style="dim"), key=row.id)
         for problem in listing.problems:
-            self.add_row(Text("!", style="bold red"), untrusted_line(problem.id, width=TITLE_WIDTH),
+            self.add_row(Text("!", style="bold red"), untrusted_line(problem.id, width=self.title_width),
                          Text("unreadable", style="red"), Text(""), Text(""), key=problem.id)
         if keep is not None and keep in {r.id for r in listing.rows}:
             self.move_cursor(row=self.get_row_index(keep), animate=False)

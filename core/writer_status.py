@@ -11,10 +11,11 @@ from typing import Any
 
 from filelock import FileLock
 
-from ..fsutil import atomic_write_text
-from ..paths import StatePaths
+from .fsutil import atomic_write_text
+from .paths import StatePaths
 
 STATUS_FILE = "writer-status.json"
+FAILURES_FILE = "session-failures.json"
 HISTORY_FILE = "agent-history.jsonl"
 
 
@@ -43,6 +44,29 @@ def record_outcome(paths: StatePaths, ok: bool, code: str | None = None, retryab
             doc.update(last_outcome="failure",
                        last_failure={"at": _now(), "reason_code": code, "retryable": retryable})
         atomic_write_text(paths.runtime / STATUS_FILE, json.dumps(doc, indent=2) + "\n")
+
+
+def session_failures(paths: StatePaths) -> dict[str, dict[str, Any]]:
+    """Sessions whose last write ended `permanent`: {sid: {code, message, at}}."""
+    try:
+        doc = json.loads((paths.runtime / FAILURES_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return {k: v for k, v in doc.items() if isinstance(v, dict)} if isinstance(doc, dict) else {}
+
+
+def record_session_outcome(paths: StatePaths, sid: str, code: str | None, message: str) -> None:
+    """Remember a session's permanent failure (code given) or clear it (code None), so a
+    reviewer can see which sessions need attention."""
+    paths.runtime.mkdir(mode=0o700, parents=True, exist_ok=True)
+    with FileLock(str(paths.runtime / (FAILURES_FILE + ".lock")), timeout=5):
+        doc = session_failures(paths)
+        if code is None:
+            if doc.pop(sid, None) is None:
+                return
+        else:
+            doc[sid] = {"code": code, "message": message, "at": _now()}
+        atomic_write_text(paths.runtime / FAILURES_FILE, json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
 
 
 def append_history(paths: StatePaths, entry: dict[str, Any]) -> None:

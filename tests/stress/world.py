@@ -1,0 +1,878 @@
+"""The fork-stress world (issue 9): random operations on several sessions, run through
+the real engine with crashes injected at every step boundary of a write, and mirrored
+in a pure-Python DAG on which two baselines run the same operation sequence.
+
+* Operations: append, tool call, retry (fork at the head), re-ask (fork from any
+  earlier user turn), rewind, compaction, sub-agent spawn, per-turn `write`, `finish`,
+  `sleep`. A write-type operation may carry a `CrashPlan`: the process "dies" (a
+  `Crash`, which nothing in the engine catches) after the batch's evidence is archived,
+  at any step of any install, after the install before marking, or halfway through
+  the marks. The world then restarts as a new process would: a fresh `SessionStore`
+  and `Workspace.open` (which repairs the interrupted install).
+* "Handed to the writer" is counted at the model boundary: `Recorder` is a scripted
+  instant model, registered like any litellm provider, that logs the record ids of
+  every writer run it serves. Each run writes one block carrying a unique marker, so
+  a hand-over *landed* (the writer changed memory) exactly when its marker is in the
+  live topic after recovery.
+* Invariants (`check`): the workspace validates and git agrees with the files; the
+  store's live tips are the mirror's; every mark sits on a landed turn; every
+  reachable turn has landed or is still pending on a live tip (nothing is silently
+  lost). After `final` (a finish of every session, then an explicit write of the
+  short abandoned branches finish leaves pending by design): missed = 0, and a turn
+  landed twice only when a crash fell between its install and its marking.
+* Baselines, on the same sequence and the same crashes: a position cursor per session
+  (OpenProgram before the marker: written up to an ordinal of the head branch's rows)
+  and a per-thread watermark where a fork is a new thread extracted from scratch
+  (codex-cli's memories).
+
+Self-contained (no relative imports): bench/stress.py loads this file by path.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import re
+import subprocess
+import urllib.parse
+from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from scriptorium.core import session_store as session_store_module
+from scriptorium.core.config import set_config_value
+from scriptorium.core.marker import MARK_KEY, PendingTurn, cut_batch, pending_branches, workspace_id
+from scriptorium.core.memory import Workspace, install, scan_archive
+from scriptorium.core.memory.audit import read_records
+from scriptorium.core.memory.history import TRAILER
+from scriptorium.core.memory.sources import SourceIndex
+from scriptorium.core.memory.topics import UNUSED_DEFINITION, parse_cached, resolve_topic_link
+from scriptorium.core.paths import StatePaths
+from scriptorium.core.session_store import SessionStore
+from scriptorium.core.tokens import count_tokens
+from scriptorium.core.writer import finish, register_provider, sleep, write
+from scriptorium.core.writer.model import load_litellm
+from scriptorium.core.writer.offline import respond
+
+PROVIDER = "stress"
+MODEL = f"{PROVIDER}/recorder"
+THRESHOLD = 150  # writer.trigger_tokens: batches of a handful of turns
+PART = 40  # hand-overs per topic file before the recorder starts the next file
+MAX_NODES = 90  # a session this big is retired (left for the final finish) and a new one opened
+CRASH_POINTS = ("batch-archived", "prepared", "journal", "replace", "installed", "committed", "audited",
+                "batch-installed", "marking")
+WORDS = ("cache", "runner", "disk", "budget", "evict", "deploy", "window", "latency", "checkout", "branch", "merge",
+         "review", "index", "shard", "replica", "backup", "restore", "quota", "alert", "pager", "rollout", "canary",
+         "schema", "migration", "token", "session", "queue", "worker", "retry", "timeout", "the", "we", "should",
+         "because", "then", "later", "decided", "prefer", "keep", "drop", "measure", "tomorrow", "Ada", "Lin")
+
+
+class Crash(BaseException):
+    """Stands for the process dying: no `except Exception` in the engine stops it."""
+
+
+def turn_text(n: int) -> str:
+    """Deterministic text of the n-th generated turn (8 to 30 words)."""
+    rng = random.Random(n)
+    return f"t{n}: " + " ".join(rng.choice(WORDS) for _ in range(rng.randint(8, 30)))
+
+
+# -- the writer: a scripted instant model that records what it is handed -------------------
+
+
+@dataclass
+class HandOver:
+    serial: int
+    sid: str
+    ids: list[str]
+    path: str  # the topic (under topics/) its block goes into
+    marker: str
+    landed: bool | None = None  # decided after the operation (and any recovery)
+
+
+def _make_recorder(tag: str, log: Path | None) -> Any:
+    custom_llm = load_litellm().CustomLLM
+
+    class Recorder(custom_llm):
+        """Writer runs: read the session's current topic part, append one cited block
+        with a unique marker, done. Organizer runs: retitle one topic (a real, harmless
+        reorganization, so every sleep installs something)."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.handovers: list[HandOver] = []
+            self.per_session: Counter[str] = Counter()
+            self.sleeps = 0
+
+        def completion(self, model, messages, api_base, custom_prompt_dict, model_response, print_verbose, encoding,
+                       api_key, logging_obj, optional_params, *args: Any, **kwargs: Any):
+            tools = {t["function"]["name"] for t in optional_params.get("tools") or []}
+            step = self._organize(messages) if "retire_block" in tools else self._write(messages)
+            return respond(model_response, model, step, len(messages))
+
+        def _write(self, messages: list[dict[str, Any]]) -> Any:
+            if len(messages) == 2:  # a new writer run: this is the hand-over
+                refs = [json.loads(line)["ref"] for line in messages[1]["content"].splitlines()
+                        if line.startswith('{"ref"')]
+                if not refs:
+                    return "nothing to write"
+                sid = urllib.parse.unquote(refs[0].split("/")[1])
+                part = self.per_session[sid] // PART
+                self.per_session[sid] += 1
+                ho = HandOver(len(self.handovers) + 1, sid, [urllib.parse.unquote(r.rsplit("/", 1)[1]) for r in refs],
+                              f"stress/{sid}-{part}.md", f"{tag}{len(self.handovers) + 1:06d}")
+                self.handovers.append(ho)
+                if log is not None:
+                    with log.open("a", encoding="utf-8") as fh:
+                        fh.write(json.dumps({"marker": ho.marker, "sid": sid, "ids": ho.ids, "path": ho.path}) + "\n")
+                self.refs = refs
+                return [("read_file", {"path": ho.path})]
+            called, result = _last_call(messages)
+            if called == "read_file":
+                ho = self.handovers[-1]
+                base = result.rstrip("\n") if not result.startswith("error:") else f"# Stress {ho.path[7:-3]}"
+                block = (f"Hand-over {ho.marker} gave the writer {len(ho.ids)} turn(s).[^e1]\n\n"
+                         f"[^e1]: Time: `2026-01-02`; Sources: [talk]({self.refs[0]})")
+                return [("write_file", {"path": ho.path, "content": f"{base}\n\n{block}\n"})]
+            return "done"
+
+        def _organize(self, messages: list[dict[str, Any]]) -> Any:
+            if len(messages) == 2:
+                return [("list_files", {})]
+            called, result = _last_call(messages)
+            if called == "list_files":
+                files = [line.split("  (")[0] for line in result.splitlines() if line.endswith(" bytes)")]
+                if not files:
+                    return "nothing to reorganize"
+                self.sleeps += 1
+                return [("read_file", {"path": files[self.sleeps % len(files)]})]
+            if called == "read_file" and not result.startswith("error:"):
+                path = _last_arguments(messages)["path"]
+                title, _, rest = result.partition("\n")
+                title = re.sub(r" \(sleep \d+\)$", "", title) + f" (sleep {self.sleeps})"
+                return [("write_file", {"path": path, "content": f"{title}\n{rest}"})]
+            return "done"
+
+    return Recorder()
+
+
+def _last_call(messages: list[dict[str, Any]]) -> tuple[str, str]:
+    """(name of the last tool called, its result)."""
+    result = (messages[-1].get("content") or "") if messages[-1].get("role") == "tool" else ""
+    for m in reversed(messages):
+        if m.get("role") == "assistant" and m.get("tool_calls"):
+            return m["tool_calls"][-1]["function"]["name"], result
+    return "", result
+
+
+def _last_arguments(messages: list[dict[str, Any]]) -> dict[str, Any]:
+    for m in reversed(messages):
+        if m.get("role") == "assistant" and m.get("tool_calls"):
+            return json.loads(m["tool_calls"][-1]["function"]["arguments"])
+    return {}
+
+
+def recorder(tag: str = "h", log: Path | None = None) -> Any:
+    """Register a fresh recording model as `stress/…` (returns it; use `MODEL`)."""
+    model = _make_recorder(tag, log)
+    register_provider(PROVIDER, model)
+    return model
+
+
+# -- checks shared with the concurrency and adversarial tests ------------------------------
+
+
+def git_out(root: Path, *args: str) -> str:
+    return subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True, check=True).stdout
+
+
+def workspace_problems(state_dir: Path) -> list[str]:
+    """Everything wrong with the workspace as it stands: a half-done install, git
+    disagreeing with the files, topics that do not parse, duplicate block ids, links
+    and citations that do not resolve, archives with an unreadable tail, and an audit
+    log whose newest commit is not HEAD. [] = it validates."""
+    paths = StatePaths(Path(state_dir))
+    root = paths.memory
+    if not (root / ".git").is_dir():
+        return []
+    out = []
+    if (paths.runtime / install.JOURNAL).exists() or (root / install.BACKUP).exists():
+        out.append("an interrupted install is left (journal or backup)")
+    status = git_out(root, "status", "--porcelain")
+    if status:
+        out.append(f"git disagrees with the files: {status[:300]!r}")
+    ws = Workspace(state_dir)
+    docs = {rel: parse_cached(rel, ws.read_topic(rel) or "") for rel in ws.topic_paths()}
+    homes: dict[str, str] = {}
+    for rel, doc in docs.items():
+        out += [f"topics/{rel}:{i.line}: {i.rule}: {i.message}" for i in doc.issues if i.rule != UNUSED_DEFINITION]
+        for bid, line in doc.block_ids:
+            if bid in homes:
+                out.append(f"topics/{rel}:{line}: block id ^{bid} also in topics/{homes[bid]}")
+            homes.setdefault(bid, rel)
+    sources = SourceIndex(root)
+    for rel, doc in docs.items():
+        for p in doc.paragraphs:
+            for _link, path, bid in p.block_refs():
+                if homes.get(bid) != resolve_topic_link(rel, path):
+                    out.append(f"topics/{rel}:{p.line}: dangling link to ^{bid}")
+        out += [f"topics/{rel}: cites a missing source {t}" for t in sorted(doc.cited_targets) if sources.resolve(t) is None]
+    for path in sorted(ws.sources.rglob("*.md")):
+        rel = path.relative_to(root).as_posix()
+        scan = scan_archive(path.read_bytes(), rel)
+        if not scan.complete:
+            out.append(f"{rel}: unreadable at line {scan.error_line}: {scan.error}")
+    newest = _newest_audited_commit(paths.runtime)
+    head = git_out(root, "rev-parse", "HEAD").strip()
+    if newest is not None and newest != head:
+        out.append(f"HEAD {head[:10]} is not the newest audited commit {newest[:10]}")
+    return out
+
+
+def _newest_audited_commit(runtime: Path) -> str | None:
+    """The commit of the newest audit record that has one (reads the log's tail only)."""
+    try:
+        with open(runtime / "audit.jsonl", "rb") as fh:
+            size = fh.seek(0, os.SEEK_END)
+            fh.seek(max(0, size - 262_144))
+            lines = fh.read().decode("utf-8", errors="replace").splitlines()
+    except FileNotFoundError:
+        return None
+    for line in reversed(lines):
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(record, dict) and record.get("commit"):
+            return record["commit"]
+    return None
+
+
+def history_problems(state_dir: Path) -> list[str]:
+    """Every install has its commit and its audit record, and the other way round: each
+    commit after the first carries a transaction trailer with exactly one audit record
+    naming that commit, and each audit record's commit exists."""
+    paths = StatePaths(Path(state_dir))
+    log = git_out(paths.memory, "log", "--format=%H%x00%B%x01")
+    commits = {}
+    for entry in log.split("\x01")[:-1]:
+        sha, _, body = entry.strip("\n").partition("\x00")
+        txn = next((line[len(TRAILER):].strip() for line in body.splitlines() if line.startswith(TRAILER)), None)
+        commits[sha] = txn
+    out = []
+    records = read_records(paths.runtime)
+    by_txn = Counter(r.get("txn") for r in records)
+    for sha, txn in commits.items():
+        if txn is None:
+            if "memory: initialize history" not in git_out(paths.memory, "log", "-1", "--format=%s", sha):
+                out.append(f"commit {sha[:10]} has no transaction trailer")
+        elif by_txn[txn] != 1:
+            out.append(f"commit {sha[:10]} (txn {txn}) has {by_txn[txn]} audit records")
+    for r in records:
+        if r.get("commit") and r["commit"] not in commits:
+            out.append(f"audit record {r.get('txn')} names a missing commit {r['commit'][:10]}")
+        if r.get("commit") and commits.get(r["commit"]) != r.get("txn"):
+            out.append(f"audit record {r.get('txn')} and its commit disagree")
+    return out
+
+
+# -- the mirror DAG and the baselines --------------------------------------------------------
+
+
+@dataclass
+class MNode:
+    id: str
+    pred: str | None
+    kind: str  # user | assistant | tool | summary | root
+    tokens: int
+    seq: int
+    rewound: bool = False
+
+
+class Mirror:
+    """One session's DAG in plain Python, with the store's branch semantics."""
+
+    def __init__(self, sid: str) -> None:
+        self.sid = sid
+        self.nodes: dict[str, MNode] = {"ROOT": MNode("ROOT", None, "root", 0, 0)}
+        self.head: str | None = None
+
+    def add(self, nid: str, pred: str | None, kind: str, tokens: int, move_head: bool) -> None:
+        self.nodes[nid] = MNode(nid, pred, kind, tokens, len(self.nodes))
+        if move_head:
+            self.head = nid
+
+    def branch(self, tip: str | None) -> list[MNode]:
+        """Root -> tip, rewound and ROOT hidden."""
+        out = []
+        current = tip
+        while current is not None and current in self.nodes:
+            node = self.nodes[current]
+            if not node.rewound and node.kind != "root":
+                out.append(node)
+            current = node.pred
+        out.reverse()
+        return out
+
+    def records(self, tip: str | None) -> list[MNode]:
+        return [n for n in self.branch(tip) if n.kind in ("user", "assistant")]
+
+    def tips(self) -> list[str]:
+        """Every live tip, the head's first, then newest first (as `list_branches`)."""
+        chain = {n.id for n in self.nodes.values() if not n.rewound and n.kind not in ("summary", "root")}
+        parents = {self.nodes[c].pred for c in chain}
+        tips = sorted((n for n in chain if n not in parents), key=lambda n: -self.nodes[n].seq)
+        if self.head in chain:
+            tips = [self.head] + [t for t in tips if t != self.head]
+        return tips
+
+    def reachable(self) -> set[str]:
+        return {n.id for tip in self.tips() for n in self.records(tip)}
+
+    def rewind(self, nid: str) -> None:
+        chain = self.branch(self.head)
+        for node in chain[[n.id for n in chain].index(nid):]:
+            node.rewound = True
+        self.head = self.nodes[nid].pred
+
+
+def _turns(nodes: list[MNode]) -> list[PendingTurn]:
+    return [PendingTurn(n.id, n.kind, n.tokens, float(n.seq)) for n in nodes]
+
+
+class Baseline:
+    """What a baseline hands over: `landed[id]` counts the hand-overs that reached memory.
+
+    A crash in the engine's operation is replayed here as (batches completed before it,
+    whether it fell between an install and its bookkeeping): the baseline completes as
+    many batches, then the next one lands without being recorded (a duplicate later) or
+    does not land at all, and the operation stops — the process died."""
+
+    def __init__(self, mirrors: dict[str, Mirror], threshold: int) -> None:
+        self.mirrors = mirrors
+        self.threshold = threshold
+        self.landed: Counter[str] = Counter()
+
+    def _hand_over(self, batches: Iterator[tuple[list[PendingTurn], Any]], crash: tuple[int, bool] | None) -> None:
+        for i, (batch, commit) in enumerate(batches):
+            if crash is not None and i == crash[0]:
+                if crash[1]:
+                    self.landed.update(t.id for t in batch)
+                return
+            self.landed.update(t.id for t in batch)
+            commit()
+
+    def missed(self) -> int:
+        return sum(1 for m in self.mirrors.values() for r in m.reachable() if not self.landed[r])
+
+    def duplicates(self) -> int:
+        return sum(n - 1 for n in self.landed.values() if n > 1)
+
+
+class CursorBaseline(Baseline):
+    """One ordinal per session: the position, in the head branch's unrolled rows, of the
+    last row written. Only the head branch is ever written."""
+
+    def __init__(self, mirrors: dict[str, Mirror], threshold: int) -> None:
+        super().__init__(mirrors, threshold)
+        self.cursor: dict[str, int] = {}
+
+    def _pending(self, sid: str) -> tuple[list[PendingTurn], dict[str, int]]:
+        rows = self.mirrors[sid].branch(self.mirrors[sid].head)
+        ordinal = {n.id: i for i, n in enumerate(rows)}
+        cursor = self.cursor.get(sid, -1)
+        return _turns([n for n in rows if n.kind in ("user", "assistant") and ordinal[n.id] > cursor]), ordinal
+
+    def _batches(self, sid: str, drain: bool) -> Iterator[tuple[list[PendingTurn], Any]]:
+        while True:
+            turns, ordinal = self._pending(sid)
+            if not turns or (not drain and sum(t.tokens for t in turns) < self.threshold):
+                return
+            batch = cut_batch(turns, self.threshold)
+            yield batch, lambda: self.cursor.__setitem__(sid, max(self.cursor.get(sid, -1), ordinal[batch[-1].id]))
+            if not drain:
+                return
+
+    def write(self, sid: str, crash: tuple[int, bool] | None = None) -> None:
+        self._hand_over(self._batches(sid, False), crash)
+
+    def finish(self, sid: str, crash: tuple[int, bool] | None = None) -> None:
+        self._hand_over(self._batches(sid, True), crash)
+
+
+@dataclass
+class _Thread:
+    tip: str | None
+    watermark: int = 0
+    order: int = 0
+
+
+class WatermarkBaseline(Baseline):
+    """One watermark per thread (how many of its records were extracted). Appending to a
+    thread's tip continues it; any fork (retry, re-ask, spawn) is a new thread whose
+    copied history is extracted from scratch. A rewind moves the thread's tip back."""
+
+    def __init__(self, mirrors: dict[str, Mirror], threshold: int) -> None:
+        super().__init__(mirrors, threshold)
+        self.threads: dict[str, list[_Thread]] = {}
+        self.made = 0
+
+    def _thread(self, sid: str, tip: str | None) -> _Thread | None:
+        found = [t for t in self.threads.get(sid, []) if t.tip == tip]
+        return max(found, key=lambda t: t.order) if found else None
+
+    def on_append(self, sid: str, nid: str, pred: str | None) -> None:
+        thread = self._thread(sid, pred) if pred is not None else None
+        if thread is not None:
+            thread.tip = nid
+        else:
+            self.made += 1
+            self.threads.setdefault(sid, []).append(_Thread(nid, 0, self.made))
+
+    def on_rewind(self, sid: str, old_head: str | None, new_head: str | None) -> None:
+        thread = self._thread(sid, old_head)
+        if thread is not None:
+            thread.tip = new_head
+
+    def _batches(self, sid: str, threads: list[_Thread], drain: bool) -> Iterator[tuple[list[PendingTurn], Any]]:
+        for thread in threads:
+            while True:
+                records = self.mirrors[sid].records(thread.tip)
+                turns = _turns(records[thread.watermark:])
+                if not turns or (not drain and sum(t.tokens for t in turns) < self.threshold):
+                    break
+                batch = cut_batch(turns, self.threshold)
+                yield batch, lambda t=thread, n=len(batch): setattr(t, "watermark", t.watermark + n)
+                if not drain:
+                    return
+
+    def write(self, sid: str, crash: tuple[int, bool] | None = None) -> None:
+        thread = self._thread(sid, self.mirrors[sid].head)
+        self._hand_over(self._batches(sid, [thread] if thread else [], False), crash)
+
+    def finish(self, sid: str, crash: tuple[int, bool] | None = None) -> None:
+        self._hand_over(self._batches(sid, list(self.threads.get(sid, [])), True), crash)
+
+
+# -- crash plans ----------------------------------------------------------------------------
+
+
+@dataclass
+class CrashPlan:
+    """Die the `nth` time `point` is reached since the plan was armed ("marking": after
+    the nth node file of the marks is written). A plan that did not fire stays armed
+    for the next write-type operation."""
+
+    point: str
+    nth: int = 1
+    seen: int = 0
+    marking: bool = False
+    fired: bool = False
+
+    def hook(self, name: str) -> None:
+        if self.point == "marking":
+            if name == "batch-installed":
+                self.marking = True
+            return
+        if name == self.point:
+            self.seen += 1
+            if self.seen == self.nth:
+                self.fired = True
+                raise Crash(f"crash at {name} #{self.nth}")
+
+    def after_node_write(self) -> None:
+        if self.marking:
+            self.seen += 1
+            if self.seen == self.nth:
+                self.fired = True
+                raise Crash(f"crash after {self.nth} mark(s)")
+
+    @contextmanager
+    def armed(self) -> Iterator[None]:
+        real = session_store_module.atomic_write_bytes
+
+        def write_then_maybe_die(*args: Any, **kwargs: Any) -> None:
+            real(*args, **kwargs)
+            self.after_node_write()
+
+        install.crash_hook = self.hook
+        session_store_module.atomic_write_bytes = write_then_maybe_die
+        try:
+            yield
+        finally:
+            install.crash_hook = None
+            session_store_module.atomic_write_bytes = real
+            self.marking = False
+
+
+# -- the world --------------------------------------------------------------------------------
+
+
+@dataclass
+class Figures:
+    operations: int
+    crashes: int
+    missed: int
+    duplicates: int
+    exposed: int  # turns caught landed-but-unmarked by a crash (the duplicates allowed)
+    exposing_crashes: int
+    bound_violations: int  # turns landed more often than 1 + their exposures
+    handovers: int  # writer runs (hand-overs at the model boundary)
+    landed_handovers: int
+    deferred: int  # turns finish left pending by design (short abandoned branches), written by the final drain
+    sessions: int
+    nodes: int
+    reachable: int
+    cursor: dict[str, int]
+    watermark: dict[str, int]
+    outcomes: dict[str, int]
+    ops: dict[str, int]
+    violations: list[str] = field(default_factory=list)
+
+    def line(self) -> dict[str, Any]:
+        """The bench's last line (issue 9's exact shape)."""
+        return {"operations": self.operations, "crashes": self.crashes, "missed": self.missed,
+                "duplicates": self.duplicates, "baselines": {"cursor": self.cursor, "watermark": self.watermark}}
+
+
+class World:
+    """One state directory driven by operations; see the module docstring."""
+
+    def __init__(self, state_dir: Path, *, threshold: int = THRESHOLD, tag: str = "h") -> None:
+        self.state_dir = Path(state_dir)
+        self.state_dir.mkdir(parents=True, exist_ok=True)
+        set_config_value(self.state_dir, "writer.trigger_tokens", threshold)
+        self.recorder = recorder(tag)
+        self.store = SessionStore(self.state_dir)
+        self.wid = workspace_id(self.state_dir)
+        self.threshold = threshold
+        self.mirrors: dict[str, Mirror] = {}
+        self.open_sessions: list[str] = []
+        self.cursor = CursorBaseline(self.mirrors, threshold)
+        self.watermark = WatermarkBaseline(self.mirrors, threshold)
+        self.landed: Counter[str] = Counter()
+        self.exposure: Counter[str] = Counter()
+        self.crashes = 0
+        self.exposing_crashes = 0
+        self.counter = 0
+        self.ops: Counter[str] = Counter()
+        self.outcomes: Counter[str] = Counter()
+        self.violations: list[str] = []
+        self.touched: str | None = None  # the session of the last operation
+        self._ws_seen: tuple[Any, ...] | None = None
+        self._ws_problems: list[str] = []
+
+    # -- sessions ---------------------------------------------------------------------
+
+    def new_session(self) -> str:
+        sid = self.store.create_session(f"stress {len(self.mirrors) + 1}", session_id=f"s{len(self.mirrors) + 1:03d}")
+        self.mirrors[sid] = Mirror(sid)
+        self.open_sessions.append(sid)
+        return sid
+
+    def session(self, pick: int) -> str:
+        """An open session (`pick` chooses); a session grown past MAX_NODES is retired —
+        left for the final finish — and a new one takes its place."""
+        if not self.open_sessions:
+            self.new_session()
+        sid = self.open_sessions[pick % len(self.open_sessions)]
+        if len(self.mirrors[sid].nodes) > MAX_NODES:
+            self.open_sessions.remove(sid)
+            sid = self.new_session()
+        self.touched = sid
+        return sid
+
+    def _append(self, sid: str, role: str, *, pred: Any = None, move_head: bool = True, spawn_caller: str | None = None) -> str:
+        self.counter += 1
+        nid, text = f"n{self.counter}", turn_text(self.counter)
+        mirror = self.mirrors[sid]
+        if spawn_caller is not None:
+            self.store.spawn_branch(sid, text, caller=spawn_caller, node_id=nid)
+            pred, kind, move_head = None, "user", False
+        else:
+            if pred is None:
+                pred = mirror.head or "ROOT"
+            content = text if role != "tool" else f"ran a tool for {text[:30]}"
+            self.store.append(sid, role, content, predecessor=pred, node_id=nid, move_head=move_head)
+            kind, text = role, content
+        mirror.add(nid, pred, kind, count_tokens(text) if kind in ("user", "assistant") else 0, move_head)
+        self.watermark.on_append(sid, nid, pred)
+        return nid
+
+    def _next_role(self, sid: str) -> str:
+        head = self.mirrors[sid].nodes.get(self.mirrors[sid].head or "ROOT")
+        return "assistant" if head is not None and head.kind == "user" else "user"
+
+    def append(self, pick: int) -> bool:
+        sid = self.session(pick)
+        self._append(sid, self._next_role(sid))
+        self.ops["append"] += 1
+        return True
+
+    def tool(self, pick: int) -> bool:
+        sid = self.session(pick)
+        self._append(sid, "tool")
+        self.ops["tool"] += 1
+        return True
+
+    def retry(self, pick: int) -> bool:
+        """Fork at the head: another answer to the same question."""
+        sid = self.session(pick)
+        mirror = self.mirrors[sid]
+        head = mirror.nodes.get(mirror.head or "")
+        if head is None or head.kind != "assistant" or head.pred is None:
+            return False
+        self._append(sid, "assistant", pred=head.pred)
+        self.ops["retry"] += 1
+        return True
+
+    def reask(self, pick: int, which: int) -> bool:
+        """Fork anywhere: ask again in place of an earlier user turn of the head branch."""
+        sid = self.session(pick)
+        mirror = self.mirrors[sid]
+        users = [n for n in mirror.branch(mirror.head) if n.kind == "user" and n.pred is not None]
+        if not users:
+            return False
+        self._append(sid, "user", pred=users[which % len(users)].pred)
+        self.ops["reask"] += 1
+        return True
+
+    def rewind(self, pick: int, back: int) -> bool:
+        sid = self.session(pick)
+        mirror = self.mirrors[sid]
+        chain = mirror.branch(mirror.head)
+        if not chain:
+            return False
+        nid = chain[-(1 + back % min(3, len(chain)))].id
+        old = mirror.head
+        self.store.rewind(sid, nid)
+        mirror.rewind(nid)
+        self.watermark.on_rewind(sid, old, mirror.head)
+        self.ops["rewind"] += 1
+        return True
+
+    def compact(self, pick: int, where: int) -> bool:
+        """A compaction summary over 2-5 consecutive turns of the head branch."""
+        sid = self.session(pick)
+        mirror = self.mirrors[sid]
+        chain = mirror.branch(mirror.head)
+        if len(chain) < 2:
+            return False
+        size = 2 + where % min(4, len(chain) - 1)
+        start = (where // 7) % (len(chain) - size + 1)
+        covers = [n.id for n in chain[start:start + size]]
+        self.counter += 1
+        nid = f"n{self.counter}"
+        self.store.append_summary(sid, covers, f"summary of {len(covers)} turns", node_id=nid)
+        mirror.add(nid, mirror.nodes[covers[0]].pred, "summary", 0, False)
+        self.ops["compact"] += 1
+        return True
+
+    def spawn(self, pick: int, where: int, turns: int) -> bool:
+        """A sub-agent: a branch root linked to a turn of the head branch, then its own turns."""
+        sid = self.session(pick)
+        mirror = self.mirrors[sid]
+        chain = mirror.branch(mirror.head)
+        caller = chain[where % len(chain)].id if chain else "ROOT"
+        prev = self._append(sid, "user", spawn_caller=caller)
+        for i in range(1 + turns % 4):
+            prev = self._append(sid, "assistant" if i % 2 == 0 else "user", pred=prev, move_head=False)
+        self.ops["spawn"] += 1
+        return True
+
+    # -- writes, with crashes -------------------------------------------------------------
+
+    def write(self, pick: int, crash: CrashPlan | None = None) -> bool:
+        """A per-turn write of the head branch (one batch, at the threshold)."""
+        self._engine("write", self.session(pick), crash)
+        self.ops["write"] += 1
+        return True
+
+    def finish(self, pick: int, crash: CrashPlan | None = None) -> bool:
+        self._engine("finish", self.session(pick), crash)
+        self.ops["finish"] += 1
+        return True
+
+    def sleep(self, crash: CrashPlan | None = None) -> bool:
+        self.touched = None
+        self._engine("sleep", None, crash)
+        self.ops["sleep"] += 1
+        return True
+
+    def _engine(self, kind: str, sid: str | None, crash: CrashPlan | None, tip: str | None = None) -> None:
+        before = len(self.recorder.handovers)
+        crashed = False
+        try:
+            with crash.armed() if crash is not None and not crash.fired else _nothing():
+                if kind == "write":
+                    result = write(self.store, sid, model=MODEL)
+                elif kind == "finish":
+                    result = finish(self.store, sid, model=MODEL)
+                elif kind == "drain":
+                    result = write(self.store, sid, force=True, tip=tip, model=MODEL)
+                else:
+                    result = sleep(self.state_dir, model=MODEL)
+        except Crash:
+            crashed = True
+            self.crashes += 1
+            self.store = SessionStore(self.state_dir)  # the next process
+            Workspace.open(self.state_dir)  # repairs the interrupted install
+        else:
+            self.outcomes[f"{kind}:{result.outcome}:{result.code}"] += 1
+            if result.outcome != "ok":
+                self.violations.append(f"{kind} on {sid}: {result.outcome} {result.code}: {result.message}")
+        completed, exposed = 0, False
+        for ho in self.recorder.handovers[before:]:
+            ho.landed = self._landed(ho)
+            if not ho.landed:
+                continue
+            self.landed.update(ho.ids)
+            unmarked = [i for i in ho.ids if i not in self.marked(ho.sid)]
+            if not unmarked:
+                completed += 1
+            elif crashed:
+                exposed = True
+                self.exposure.update(unmarked)
+            else:
+                self.violations.append(f"hand-over {ho.marker} landed but {unmarked} were not marked")
+        self.exposing_crashes += exposed
+        if kind in ("write", "finish"):
+            for baseline in (self.cursor, self.watermark):
+                getattr(baseline, kind)(sid, (completed, exposed) if crashed else None)
+
+    def _landed(self, ho: HandOver) -> bool:
+        try:
+            text = (StatePaths(self.state_dir).memory / "topics" / ho.path).read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return False
+        return f"Hand-over {ho.marker} " in text
+
+    def marked(self, sid: str) -> set[str]:
+        return {e.id for e in self.store.index(sid).entries.values() if e.marks.get(MARK_KEY) == self.wid}
+
+    # -- invariants ---------------------------------------------------------------------
+
+    def check(self, sids: list[str] | None = None) -> list[str]:
+        """The invariants after a step, for the given sessions (default: the last
+        operation's; after a sleep none). Returns the problems found ([] = all hold)
+        and keeps them in `violations`."""
+        if sids is None:
+            sids = [self.touched] if self.touched else []
+        problems = list(self._workspace())
+        for sid in sids:
+            problems += self._session(sid)
+        self.violations += problems
+        return problems
+
+    def _workspace(self) -> list[str]:
+        """Full validation whenever the workspace may have changed — git's index or
+        reflog, the audit log, a journal, or a topic file moved — else the last verdict
+        stands (session operations never touch memory/, and this shows it)."""
+        paths = StatePaths(self.state_dir)
+        probes = [paths.memory / ".git" / "index", paths.memory / ".git" / "logs" / "HEAD",
+                  paths.runtime / "audit.jsonl", paths.runtime / install.JOURNAL, paths.memory / install.BACKUP]
+        if (paths.memory / "topics").is_dir():
+            probes += sorted((paths.memory / "topics").rglob("*"))
+        seen = []
+        for p in probes:
+            try:
+                st = p.stat()
+                seen.append((str(p), st.st_mtime_ns, st.st_size, st.st_ino))
+            except FileNotFoundError:
+                seen.append((str(p), None))
+        if tuple(seen) != self._ws_seen:
+            self._ws_seen = tuple(seen)
+            self._ws_problems = workspace_problems(self.state_dir)
+        return self._ws_problems
+
+    def _session(self, sid: str) -> list[str]:
+        mirror = self.mirrors[sid]
+        out = []
+        tips = self.store.list_branches(sid)
+        if tips != mirror.tips():
+            out.append(f"{sid}: the store's tips {tips} are not the mirror's {mirror.tips()}")
+        marked = self.marked(sid)
+        out += [f"{sid}: {nid} is marked but never landed" for nid in sorted(marked) if not self.landed[nid]]
+        waiting = {t.id for b in pending_branches(self.store, sid, self.wid) for t in b.turns}
+        out += [f"{sid}: {nid} is silently lost (never landed, not pending)"
+                for nid in sorted(mirror.reachable()) if not self.landed[nid] and nid not in waiting]
+        return out
+
+    # -- the end ---------------------------------------------------------------------------
+
+    def final(self) -> Figures:
+        """Finish every session, then write what finish leaves pending by design (short
+        abandoned branches), and count. Baselines get their own session boundary."""
+        for sid in self.mirrors:
+            self._engine("finish", sid, None)
+        deferred = 0
+        for sid in self.mirrors:
+            while branches := [b for b in pending_branches(self.store, sid, self.wid) if b.turns]:
+                deferred += len(branches[0].turns)
+                self._engine("drain", sid, None, tip=branches[0].tip)
+        self.check(list(self.mirrors))
+        self.violations += history_problems(self.state_dir)
+        reachable = set().union(*(m.reachable() for m in self.mirrors.values())) if self.mirrors else set()
+        missed = sum(1 for r in reachable if not self.landed[r])
+        over = [i for i, n in self.landed.items() if n - 1 > self.exposure[i]]
+        self.violations += [f"{i} landed {self.landed[i]} times with {self.exposure[i]} exposure(s)" for i in over]
+        return Figures(
+            operations=sum(self.ops.values()), crashes=self.crashes, missed=missed,
+            duplicates=sum(n - 1 for n in self.landed.values() if n > 1), exposed=sum(self.exposure.values()),
+            exposing_crashes=self.exposing_crashes, bound_violations=len(over),
+            handovers=len(self.recorder.handovers), landed_handovers=sum(1 for h in self.recorder.handovers if h.landed),
+            deferred=deferred, sessions=len(self.mirrors), nodes=sum(len(m.nodes) - 1 for m in self.mirrors.values()),
+            reachable=len(reachable),
+            cursor={"missed": self.cursor.missed(), "duplicates": self.cursor.duplicates()},
+            watermark={"missed": self.watermark.missed(), "duplicates": self.watermark.duplicates()},
+            outcomes=dict(self.outcomes), ops=dict(self.ops), violations=list(self.violations))
+
+
+@contextmanager
+def _nothing() -> Iterator[None]:
+    yield
+
+
+# -- the seeded run -----------------------------------------------------------------------------
+
+WEIGHTS = {"append": 36, "tool": 4, "retry": 7, "reask": 5, "rewind": 4, "compact": 3, "spawn": 4,
+           "write": 24, "finish": 6, "sleep": 2}
+CRASH_RATE = 0.5  # of write-type operations that arm a crash (a plan waits until it fires)
+
+
+def run(operations: int, seed: int, state_dir: Path, *, check_every: int = 1, progress: Any = None) -> Figures:
+    """`operations` seeded random operations, invariants checked after each, then `final`."""
+    rng = random.Random(seed)
+    world = World(state_dir)
+    for _ in range(3):
+        world.new_session()
+    names, weights = zip(*WEIGHTS.items())
+    plan: CrashPlan | None = None
+    done = 0
+    while done < operations:
+        name = rng.choices(names, weights)[0]
+        pick = rng.randrange(1 << 20)
+        if name in ("write", "finish", "sleep"):
+            if plan is None and rng.random() < CRASH_RATE:
+                plan = CrashPlan(rng.choice(CRASH_POINTS), rng.randint(1, 2))
+            applied = world.sleep(plan) if name == "sleep" else getattr(world, name)(pick, plan)
+            if plan is not None and plan.fired:
+                plan = None
+        elif name in ("append", "tool", "retry"):
+            applied = getattr(world, name)(pick)
+        elif name == "spawn":
+            applied = world.spawn(pick, rng.randrange(1 << 20), rng.randrange(4))
+        else:
+            applied = getattr(world, name)(pick, rng.randrange(1 << 20))
+        if not applied:
+            continue
+        done += 1
+        if done % check_every == 0:
+            world.check()
+        if progress is not None:
+            progress(done, world)
+    return world.final()
