@@ -69,3 +69,14 @@ class CoreLoaded(Message):
     def __init__(self, view: CoreView) -> None:
         super().__init__()
         self.view = view
+
+
+class DiskChanged(Message):
+    """Files changed on disk, not by this app (live.py): sessions by id, topics by path
+    (relative to topics/), other memory files (core.md, ...) by name."""
+
+    def __init__(self, sessions: frozenset[str], topics: frozenset[str], memory: frozenset[str]) -> None:
+        super().__init__()
+        self.sessions = sessions
+        self.topics = topics
+        self.memory = memory

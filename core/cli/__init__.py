@@ -32,6 +32,7 @@ COMMAND_MODULES: list[str] = [
     "topic",
     "core_cmd",
     "log",
+    "revert",
 ]
 
 

@@ -15,8 +15,7 @@ import sys
 from pathlib import Path
 
 from ..sanitize import sanitize
-from .common import CliContext, CliError
-from .search import positive_int
+from .common import CliContext, CliError, positive_int
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 
-from ..memory import Workspace
 from .common import CliContext, add_json_flag, emit_json
 
 
@@ -15,6 +14,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_core(args: argparse.Namespace, ctx: CliContext) -> int:
+    from ..memory import Workspace
+
     status = Workspace(ctx.state_dir).core_status()
     if args.json:
         emit_json(status)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 
-from ..memory import Workspace
 from ..sanitize import sanitize_line
 from .common import CliContext, add_json_flag, emit_json
 
@@ -17,6 +16,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_log(args: argparse.Namespace, ctx: CliContext) -> int:
+    from ..memory import Workspace
+
     records = Workspace(ctx.state_dir).audit_log()
     if args.limit is not None:
         records = records[: max(args.limit, 0)]

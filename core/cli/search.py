@@ -5,14 +5,13 @@ from __future__ import annotations
 import argparse
 
 from ..sanitize import sanitize
-from ..search import DEFAULT_TOP_K, memory_get, workspace_index
-from .common import CliContext, CliError, add_json_flag, emit_json
+from .common import CliContext, CliError, add_json_flag, emit_json, positive_int
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     s = sub.add_parser("search", help="BM25 search over topic blocks")
     s.add_argument("query")
-    s.add_argument("--top-k", type=positive_int, default=DEFAULT_TOP_K, metavar="N", help=f"hits to return (default {DEFAULT_TOP_K})")
+    s.add_argument("--top-k", type=positive_int, metavar="N", help="hits to return (default 5)")
     s.add_argument("--sources", action="store_true", help="also search the evidence archive (sources/)")
     add_json_flag(s)
     s.set_defaults(func=cmd_search)
@@ -24,7 +23,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_search(args: argparse.Namespace, ctx: CliContext) -> int:
-    hits = workspace_index(ctx.paths.memory).search(args.query, top_k=args.top_k, include_sources=args.sources)
+    from ..search import DEFAULT_TOP_K, workspace_index
+
+    top_k = args.top_k or DEFAULT_TOP_K
+    hits = workspace_index(ctx.paths.memory).search(args.query, top_k=top_k, include_sources=args.sources)
     if args.json:
         emit_json({"hits": [hit.to_json() for hit in hits]})
         return 0
@@ -38,6 +40,8 @@ def cmd_search(args: argparse.Namespace, ctx: CliContext) -> int:
 
 
 def cmd_get(args: argparse.Namespace, ctx: CliContext) -> int:
+    from ..search import memory_get, workspace_index
+
     view = memory_get(workspace_index(ctx.paths.memory), args.block_id)
     if view is None:
         raise CliError(f"no block with id {args.block_id!r}")
@@ -52,14 +56,3 @@ def cmd_get(args: argparse.Namespace, ctx: CliContext) -> int:
             if source.record:
                 print(sanitize(f"    {source.record}"))
     return 0
-
-
-def positive_int(text: str) -> int:
-    """argparse type for counts (top-k, window sizes)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if value <= 0:
-        raise argparse.ArgumentTypeError("must be positive")
-    return value

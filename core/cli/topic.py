@@ -10,10 +10,13 @@ import argparse
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from ..memory import LockBusy, TransactionResult, Workspace, WorkspaceError, retire_block, save_topic
 from ..sanitize import sanitize_line
 from .common import CliContext, CliError, add_json_flag, emit_json
+
+if TYPE_CHECKING:
+    from ..memory import TransactionResult
 
 EXIT_RETRYABLE = 75
 
@@ -37,6 +40,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def report(result: TransactionResult, as_json: bool) -> int:
+
     if as_json:
         emit_json(result.to_json())
     elif result.outcome == "installed":
@@ -54,6 +58,8 @@ def report(result: TransactionResult, as_json: bool) -> int:
 
 
 def _run(action: Callable[[], TransactionResult], as_json: bool) -> int:
+    from ..memory import LockBusy, WorkspaceError
+
     try:
         return report(action(), as_json)
     except LockBusy as exc:
@@ -63,6 +69,8 @@ def _run(action: Callable[[], TransactionResult], as_json: bool) -> int:
 
 
 def cmd_save(args: argparse.Namespace, ctx: CliContext) -> int:
+    from ..memory import Workspace, save_topic
+
     try:
         data = sys.stdin.buffer.read() if args.source == "-" else Path(args.source).read_bytes()
     except OSError as exc:
@@ -72,5 +80,7 @@ def cmd_save(args: argparse.Namespace, ctx: CliContext) -> int:
 
 
 def cmd_retire(args: argparse.Namespace, ctx: CliContext) -> int:
+    from ..memory import Workspace, retire_block
+
     ws = Workspace.open(ctx.state_dir)
     return _run(lambda: retire_block(ws, args.topic, args.block_id, args.reason), args.json)

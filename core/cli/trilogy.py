@@ -12,21 +12,13 @@ import json
 import sys
 from dataclasses import asdict
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from ..config import load_config
 from ..sanitize import sanitize
-from ..trilogy import (
-    CheckpointError,
-    TrilogySession,
-    TrilogySettings,
-    memory_lock,
-    restore_archived,
-    scaffold,
-    trilogy_paths,
-    trilogy_status,
-)
-from .common import CliContext, CliError, add_json_flag, emit_json
-from .search import positive_int
+from .common import CliContext, CliError, add_json_flag, emit_json, positive_int
+
+if TYPE_CHECKING:
+    from ..trilogy import TrilogySettings
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -70,6 +62,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_scaffold(args: argparse.Namespace, ctx: CliContext) -> int:
+    from ..trilogy import scaffold, trilogy_paths
+
     settings = _enabled_settings(ctx)
     paths = trilogy_paths(_directory(args.dir), settings)
     report = scaffold(paths, settings)
@@ -88,6 +82,8 @@ def cmd_scaffold(args: argparse.Namespace, ctx: CliContext) -> int:
 
 
 def cmd_inject(args: argparse.Namespace, ctx: CliContext) -> int:
+    from ..trilogy import TrilogySession
+
     settings = _enabled_settings(ctx)
     session = TrilogySession(_directory(args.dir), settings, window=args.window)
     injection = session.build()
@@ -109,6 +105,8 @@ def cmd_inject(args: argparse.Namespace, ctx: CliContext) -> int:
 
 
 def cmd_checkpoint(args: argparse.Namespace, ctx: CliContext) -> int:
+    from ..trilogy import CheckpointError, TrilogySession
+
     settings = _enabled_settings(ctx)
     try:
         raw = sys.stdin.read() if args.source == "-" else Path(args.source).read_text(encoding="utf-8")
@@ -140,6 +138,8 @@ def cmd_checkpoint(args: argparse.Namespace, ctx: CliContext) -> int:
 
 
 def cmd_status(args: argparse.Namespace, ctx: CliContext) -> int:
+    from ..trilogy import trilogy_status
+
     settings = _settings(ctx)
     status = trilogy_status(_directory(args.dir), settings, window=args.window)
     if args.json:
@@ -161,6 +161,8 @@ def cmd_status(args: argparse.Namespace, ctx: CliContext) -> int:
 
 
 def cmd_read(args: argparse.Namespace, ctx: CliContext) -> int:
+    from ..trilogy import TrilogySession
+
     session = TrilogySession(_directory(args.dir), _settings(ctx))
     try:
         text = session.read(args.file, args.section)
@@ -171,6 +173,8 @@ def cmd_read(args: argparse.Namespace, ctx: CliContext) -> int:
 
 
 def cmd_restore(args: argparse.Namespace, ctx: CliContext) -> int:
+    from ..trilogy import memory_lock, restore_archived, trilogy_paths
+
     settings = _enabled_settings(ctx)
     paths = trilogy_paths(_directory(args.dir), settings)
     with memory_lock(paths):
@@ -183,6 +187,9 @@ def cmd_restore(args: argparse.Namespace, ctx: CliContext) -> int:
 
 
 def _settings(ctx: CliContext) -> TrilogySettings:
+    from ..config import load_config
+    from ..trilogy import TrilogySettings
+
     return TrilogySettings.from_config(load_config(ctx.state_dir))
 
 

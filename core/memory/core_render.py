@@ -7,7 +7,7 @@ file order until the token budget (default 2000, o200k_base via
 full. Overflow is never a rejection: the blocks left out are reported by id and stay
 in the canonical file. A block resting on untrusted or unresolvable evidence is
 withheld. The injection honours the `inject` setting and is fenced once in
-`<memory-context>` (`scriptorium.core.search.fence`).
+`<memory-context>` (`scriptorium.core.fence`).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from ..search.fence import fence_memory
+from ..fence import fence_memory
 from ..tokens import count_tokens
 from .sources import SourceIndex
 from .topics import TopicDoc, is_relative_target, topic_rel_to_root

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .fence import fence_memory, strip_fence
+from ..fence import fence_memory, strip_fence
 from .get import BlockView, CitationView, SourceRef, memory_get
 from .index import DEFAULT_TOP_K, Hit, RefreshReport, SearchIndex
 from .tokenize import tokenize

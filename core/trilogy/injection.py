@@ -16,7 +16,7 @@ from collections import Counter
 from dataclasses import dataclass
 from datetime import date
 
-from ..search.fence import fence_memory
+from ..fence import fence_memory
 from . import templates
 from .areas import AreaShare, allocate, area_of, named_areas
 from .log import Entry, parse_log

@@ -16,7 +16,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from ..search.fence import fence_memory
+from ..fence import fence_memory
 from . import templates
 from .archive import archive_overflow
 from .checkpoint import CheckpointResult, checkpoint, memory_read

@@ -63,7 +63,8 @@ def test_through_the_pipeline_huge_writes_install_nothing_and_mark_nothing(store
     results = [m["content"] for m in model.requests[1] if m["role"] == "tool"]
     assert results[0].startswith("error:") and "too large" in results[0]
     assert results[1].startswith("wrote") and "too large" in results[2]
-    # small.md is an uncited paragraph: the writer's transaction refuses it, twice
-    assert (result.outcome, result.code) == ("permanent", "COMMIT_REJECTED")
+    # small.md is an uncited paragraph: the transaction refuses it; the repair run edits nothing
+    assert "citation-required" in model.prompts[1]
+    assert (result.outcome, result.code) == ("permanent", "WRITER_NO_PROGRESS")
     assert nothing_lost(before, memory_files(store))
     assert marked(store, sid) == set() and [t.id for t in pending(store, sid)] == ids

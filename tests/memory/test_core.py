@@ -7,7 +7,7 @@ from dataclasses import replace
 from scriptorium.core.config import set_config_value
 from scriptorium.core.memory import Workspace, save_topic
 from scriptorium.core.memory.sources import session_record
-from scriptorium.core.search.fence import OPEN
+from scriptorium.core.fence import OPEN
 from scriptorium.core.tokens import count_tokens
 
 from .support import DAY, Seeded, git_agrees

@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from scriptorium.core.trilogy import TrilogySettings, build_injection, effective_budget, read_snapshot, trilogy_paths
-from scriptorium.core.search.fence import NOTE
+from scriptorium.core.fence import NOTE
 from scriptorium.core.trilogy.templates import GENERAL_AREA
 
 from .conftest import TODAY, project_with_sections, sessions_log

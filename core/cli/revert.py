@@ -1,0 +1,30 @@
+"""`scriptorium revert SHA`: undo a commit of the memory history as a new, validated
+`revert` transaction (`scriptorium log` lists the commits).
+
+Output and exit codes as `topic save`: 0 installed, 1 rejected (diagnostics) or not
+revertable, 75 the workspace lock is busy (retry later).
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from ..memory import Workspace, WorkspaceError
+from ..memory.revert import revert_commit
+from .common import CliContext, CliError, add_json_flag
+from .topic import EXIT_RETRYABLE, report
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("revert", help="undo a memory commit as a new, validated transaction")
+    p.add_argument("sha", metavar="SHA", help="the commit to undo (as `scriptorium log` shows it)")
+    add_json_flag(p)
+    p.set_defaults(func=cmd_revert)
+
+
+def cmd_revert(args: argparse.Namespace, ctx: CliContext) -> int:
+    try:
+        result = revert_commit(Workspace.open(ctx.state_dir), args.sha)
+    except WorkspaceError as exc:  # not revertable (1), or the lock is busy (75)
+        raise CliError(str(exc), EXIT_RETRYABLE if exc.retryable else 1) from exc
+    return report(result, args.json)

@@ -1,0 +1,242 @@
+"""Live updates: files changed on disk by someone else reach the open screens.
+
+A watchdog observer (its own thread) watches the state directory — `sessions/`,
+each session's directory and `history/`, `memory/` and `memory/topics/` — without
+descending into git or runtime directories. Events are coalesced on a second thread
+(a short quiet period, a bounded delay) into one `DiskChanged` per burst, posted to
+every subscribed screen (`post_message` is thread-safe).
+
+The app's own changes do not echo: a save runs inside `own_change()`, which holds
+reports back and records the digests of the files the save wrote
+(`acknowledge(paths)`); an event whose file still has the acknowledged digest is
+dropped. A file is reported only when its content differs from the last content
+seen, so touching or re-reading a file reports nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from scriptorium.core.paths import StatePaths
+
+from .messages import DiskChanged
+
+if TYPE_CHECKING:
+    from textual.message_pump import MessagePump
+
+QUIET_S = 0.15  # wait for a writer to pause...
+MAX_DELAY_S = 1.0  # ...but never longer than this behind a busy one
+_WRITES = frozenset({"created", "modified", "moved", "deleted", "closed"})  # not "opened", "closed_no_write"
+_GONE = "-"  # the digest of a file that does not exist
+
+
+def _digest(path: Path) -> str:
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except IsADirectoryError:
+        return "dir"
+    except OSError:
+        return _GONE
+
+
+class LiveUpdates:
+    """`start()` begins watching (a state directory that does not exist yet is not
+    watched); `stop()` ends both threads. Subscribers get `DiskChanged` messages."""
+
+    def __init__(self, state_dir: Path, *, quiet_s: float = QUIET_S, max_delay_s: float = MAX_DELAY_S) -> None:
+        self.paths = StatePaths(Path(state_dir))
+        self.quiet_s = quiet_s
+        self.max_delay_s = max_delay_s
+        self._subscribers: list[MessagePump] = []
+        self._pending: set[Path] = set()
+        self._known: dict[Path, str] = {}  # path -> digest last seen or written by the app
+        self._held = 0  # own changes in progress
+        self._first = self._last = 0.0
+        self._cond = threading.Condition()
+        self._stopping = False
+        self._observer: Any = None
+        self._watched: dict[Path, Any] = {}  # directory -> watchdog's ObservedWatch
+        self._thread: threading.Thread | None = None
+
+    # --- subscribers ----------------------------------------------------------
+
+    def subscribe(self, target: MessagePump) -> None:
+        with self._cond:
+            if target not in self._subscribers:
+                self._subscribers.append(target)
+
+    def unsubscribe(self, target: MessagePump) -> None:
+        with self._cond:
+            if target in self._subscribers:
+                self._subscribers.remove(target)
+
+    # --- lifecycle ------------------------------------------------------------
+
+    @property
+    def running(self) -> bool:
+        return self._thread is not None
+
+    def start(self) -> None:
+        if self._thread is not None or not self.paths.root.is_dir():
+            return
+        from watchdog.observers import Observer
+
+        self._observer = Observer()
+        self._handler = _Handler(self)
+        self._ensure_watches()
+        self._observer.start()
+        self._thread = threading.Thread(target=self._run, name="scriptorium-live", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        with self._cond:
+            self._stopping = True
+            self._cond.notify_all()
+        if self._observer is not None:
+            self._observer.stop()
+            if self._observer.is_alive():
+                self._observer.join()
+        if self._thread is not None and self._thread.is_alive():
+            self._thread.join()
+
+    def _wanted(self) -> list[tuple[Path, bool]]:
+        """(directory, recursive) to watch, for what exists now."""
+        paths = self.paths
+        wanted = [(paths.root, False), (paths.sessions, False), (paths.memory, False), (paths.memory / "topics", True)]
+        if paths.sessions.is_dir():
+            for session in paths.sessions.iterdir():
+                if session.is_dir() and not session.name.startswith("."):
+                    wanted += [(session, False), (session / "history", False)]
+        return [(directory, recursive) for directory, recursive in wanted if directory.is_dir()]
+
+    def _ensure_watches(self) -> None:
+        for directory, recursive in self._wanted():
+            if directory not in self._watched:
+                try:
+                    self._watched[directory] = self._observer.schedule(self._handler, str(directory),
+                                                                       recursive=recursive)
+                except OSError:  # vanished meanwhile, or out of watches: the next event retries
+                    continue
+
+    def _forget_watches(self, gone: Path) -> None:
+        """A watched directory was removed: drop its watches, so a new one there is watched."""
+        for directory in [d for d in self._watched if d == gone or gone in d.parents]:
+            watch = self._watched.pop(directory)
+            try:
+                self._observer.unschedule(watch)
+            except KeyError:  # watchdog already dropped it
+                pass
+
+    # --- events (observer thread) --------------------------------------------
+
+    def _event(self, path: Path, is_directory: bool, event_type: str) -> None:
+        if is_directory:
+            if event_type in ("deleted", "moved"):
+                self._forget_watches(path)
+            if event_type in ("created", "moved"):
+                self._ensure_watches()
+            if self._kind(path) is None or event_type == "modified":
+                return
+        elif self._kind(path) is None:
+            return
+        with self._cond:
+            now = time.monotonic()
+            if not self._pending:
+                self._first = now
+            self._last = now
+            self._pending.add(path)
+            self._cond.notify_all()
+
+    def _kind(self, path: Path) -> tuple[str, str] | None:
+        """("sessions", session id) / ("topics", topic path) / ("memory", name), or None to ignore."""
+        paths = self.paths
+        try:
+            rel = path.relative_to(paths.root).parts
+        except ValueError:
+            return None
+        if any(part.startswith(".") for part in rel) or not rel:
+            return None
+        if rel[0] == "sessions" and len(rel) >= 2:
+            return "sessions", rel[1]
+        if rel[0] == "memory" and len(rel) >= 3 and rel[1] == "topics" and rel[-1].endswith(".md"):
+            return "topics", "/".join(rel[2:])
+        if rel[0] == "memory" and len(rel) == 2 and rel[1] != "topics":
+            return "memory", rel[1]
+        return None
+
+    # --- the app's own changes ---------------------------------------------------
+
+    @contextmanager
+    def own_change(self) -> Iterator[Callable[[Iterable[Path]], None]]:
+        """Hold reports while the app changes files; call the yielded `acknowledge(paths)`
+        with the files it changed, so the events they cause are not reported back."""
+        with self._cond:
+            self._held += 1
+        try:
+            yield self._acknowledge
+        finally:
+            with self._cond:
+                self._held -= 1
+                self._cond.notify_all()
+
+    def _acknowledge(self, paths: Iterable[Path]) -> None:
+        digests = {Path(p): _digest(Path(p)) for p in paths}
+        with self._cond:
+            self._known.update(digests)
+
+    # --- coalescing (flusher thread) ---------------------------------------------------
+
+    def _run(self) -> None:
+        while True:
+            with self._cond:
+                while not self._stopping:
+                    if self._pending and not self._held:
+                        now = time.monotonic()
+                        due = min(self._last + self.quiet_s, self._first + self.max_delay_s)
+                        if now >= due:
+                            break
+                        self._cond.wait(due - now)
+                    else:
+                        self._cond.wait()
+                if self._stopping:
+                    return
+                batch, self._pending = self._pending, set()
+            self._report(batch)
+
+    def _report(self, batch: set[Path]) -> None:
+        changed: dict[str, set[str]] = {"sessions": set(), "topics": set(), "memory": set()}
+        digests = {path: _digest(path) for path in batch}
+        with self._cond:
+            for path, digest in digests.items():
+                if self._known.get(path) == digest:
+                    continue
+                self._known[path] = digest
+                kind = self._kind(path)
+                if kind is not None:
+                    changed[kind[0]].add(kind[1])
+            subscribers = list(self._subscribers)
+        if not any(changed.values()):
+            return
+        for target in subscribers:
+            target.post_message(DiskChanged(frozenset(changed["sessions"]), frozenset(changed["topics"]),
+                                            frozenset(changed["memory"])))
+
+
+class _Handler:
+    """watchdog's handler protocol (`dispatch`), without importing watchdog with the app."""
+
+    def __init__(self, live: LiveUpdates) -> None:
+        self.live = live
+
+    def dispatch(self, event: Any) -> None:
+        if event.event_type not in _WRITES:
+            return
+        for raw in (event.src_path, getattr(event, "dest_path", "")):
+            if raw:
+                self.live._event(Path(str(raw)), event.is_directory, event.event_type)
