@@ -6,21 +6,23 @@ spawn, tool calls, a runtime turn — some branches written, others pending, and
 one turn marked by another machine's workspace. Everything is built offline
 through the public session API, deterministically from `now`.
 
-What counts as "written" is decided in one place, `write_demo_batches`: today it
-marks the chosen turns directly; once the write pipeline exists, it hands them
-to the offline model instead, so the demo's memory is real.
+What is written is written for real, in one place, `write_demo_batches`: chosen
+branches and whole sessions go through the write pipeline with the offline model
+(never a configured one: the demo makes no network call), so the marks, the topics
+and the archived evidence agree. A small canonical core is then saved the way a
+person would, citing evidence those writes archived.
 """
 
 from __future__ import annotations
 
 import hashlib
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .marker import MARK_KEY, mark_written, pending_branches, workspace_id
+from .marker import MARK_KEY, pending_branches, workspace_id
 from .paths import default_state_dir
 from .session_store import SessionStore
 
@@ -34,10 +36,20 @@ def default_demo_dir() -> Path:
 
 
 @dataclass(frozen=True)
+class Fact:
+    """A line of the demo's canonical core, citing turns the demo writes (so their evidence is archived)."""
+
+    text: str
+    cites: list[str]  # node ids
+
+
+@dataclass(frozen=True)
 class DemoSession:
     id: str
-    written: list[str]  # turns already written by this workspace
-    foreign: list[str] = field(default_factory=list)  # turns marked by FOREIGN_WORKSPACE
+    write: list[str] = field(default_factory=list)  # tips of branches written now (forced, as the TUI's "w")
+    finish: bool = False  # the session ended: its head written whole, short side branches left pending
+    foreign: list[str] = field(default_factory=list)  # turns then marked by FOREIGN_WORKSPACE
+    facts: list[Fact] = field(default_factory=list)
 
 
 @dataclass
@@ -90,7 +102,7 @@ class _Script:
 
 
 def _build_cache(s: _Script) -> DemoSession:
-    """Retry fork and re-ask fork; the original line written, the re-ask (head) pending."""
+    """Retry fork and re-ask fork; the original line written, the retry and the re-ask (head) pending."""
     s.say("m1", "user", "How should we size the build cache for the CI runners? We have 12 runners, each with a 500 GB disk, and builds are mostly Rust with some TypeScript.")
     s.say("m2", "assistant", "Start with 50 GB per runner for the shared cache and evict least-recently-used entries once it passes 80%. That leaves room for the workspace checkout and the Docker layer cache, which on your runners is the second largest consumer.")
     s.say("m3", "user", "What about the Rust target directories? They grow to about 30 GB per branch.")
@@ -105,7 +117,9 @@ def _build_cache(s: _Script) -> DemoSession:
     s.say("a2", "assistant", "Per-branch caches keyed by the Cargo.lock hash work for long-lived branches, but most of your branches live less than a day. Cache target/ only for main and release branches, and let feature branches rely on sccache.")
     s.say("a3", "user", "OK. Write that down as the policy: main and release keep target/, feature branches use sccache only.")
     s.say("a4", "assistant", "Policy recorded: target/ is cached for main and release/* only (key: Cargo.lock hash + rustc version); feature branches use the regional sccache bucket; the bucket expires objects 14 days after last access.")
-    return DemoSession(s.sid, s.keys("m1", "m2", "m3", "m4", "m5", "m6b", "m7", "m8"))
+    return DemoSession(s.sid, write=s.keys("m8"), facts=[
+        Fact("CI runners share one sccache bucket per region, keys prefixed by rustc version; objects expire "
+             "14 days after their last access.", s.keys("m6b", "m7", "m8"))])
 
 
 def _checkout_latency(s: _Script) -> DemoSession:
@@ -129,11 +143,11 @@ def _checkout_latency(s: _Script) -> DemoSession:
     s.summary("c1", ["u1", "r1", "t1", "r2"], "The user reported checkout p95 rising from 300 ms to 1.2 s after Tuesday's deploy; traces showed the db.query span growing from 120 ms to 870 ms; the deploy's 14 commits were to be bisected.")
     s.say("u4", "user", "Is the p95 back to normal in production?", minutes=40)
     s.say("r5", "assistant", "Yes — 290 ms over the last hour, slightly better than before the regression.")
-    return DemoSession(s.sid, [])
+    return DemoSession(s.sid)
 
 
 def _deploy_window(s: _Script) -> DemoSession:
-    """Chinese; written here except the last turns — one of them marked by another machine's workspace."""
+    """Chinese; written up to m6; of the last turns, one is marked by another machine's workspace."""
     s.say("m1", "user", "周五下午的部署窗口要不要取消？上个月两次周五发布都在周末出了问题。")
     s.say("m2", "assistant", "建议把常规发布窗口改到周二到周四的上午。周五只允许热修复，并且需要值班负责人批准。")
     s.say("m3", "user", "热修复的标准怎么定？")
@@ -142,11 +156,14 @@ def _deploy_window(s: _Script) -> DemoSession:
     s.say("m6", "assistant", "由当周的值班负责人（on-call lead）批准，并在 #deploys 频道里留下记录，写明触发的是哪一条标准。")
     s.say("m7", "user", "把这个规则也同步给移动端团队，他们的发布节奏是两周一次。")
     s.say("m8", "assistant", "移动端按两周一次的节奏，发布日固定在周三；同样的热修复标准适用于应用商店的加急审核。")
-    return DemoSession(s.sid, s.keys("m1", "m2", "m3", "m4", "m5", "m6"), s.keys("m7"))
+    return DemoSession(s.sid, write=s.keys("m6"), foreign=s.keys("m7"), facts=[
+        Fact("Releases go out Tuesday to Thursday mornings; on Fridays only hotfixes, approved by the week's "
+             "on-call lead.", s.keys("m2", "m6"))])
 
 
 def _rust_cleanup(s: _Script) -> DemoSession:
-    """Chinese; a rewind, a re-ask after it, and a retried answer that became the head."""
+    """Chinese; a rewind, a re-ask after it, and a retried answer that became the head. Finished:
+    the head's line is written, the one-turn retry beside it stays pending (a retry is not knowledge)."""
     s.say("m1", "user", "target 目录已经 80G 了，怎么清理比较安全？")
     s.say("m2", "assistant", "可以用 cargo-sweep：`cargo sweep --time 14` 会删除 14 天内没有用到的构建产物，不影响正在使用的增量编译缓存。")
     s.say("m3", "user", "写一个每周日凌晨跑的 cron。")
@@ -156,16 +173,18 @@ def _rust_cleanup(s: _Script) -> DemoSession:
     s.say("b2", "assistant", "在 CI 的 post-build 步骤里加上 `cargo sweep --installed`，只保留当前工具链的产物。")
     s.say("b2r", "assistant", "在 CI 的收尾步骤里运行 `cargo sweep --installed && cargo sweep --time 7`：先删掉旧工具链的产物，再删掉 7 天没用过的文件。这样缓存体积能稳定在 20G 左右。", after="b1", minutes=1)
     s.say("b3", "user", "好，就用第二个方案。")
-    return DemoSession(s.sid, s.keys("m1", "m2"))
+    return DemoSession(s.sid, finish=True)
 
 
 def _onboarding(s: _Script) -> DemoSession:
-    """A short English session, completely written."""
+    """A short English session, finished: completely written."""
     s.say("m1", "user", "New engineers keep asking where the staging credentials live. Where should they look?")
     s.say("m2", "assistant", "In the team vault under `staging/`, readable by the `eng-staging` group; their manager adds them during the first week.")
     s.say("m3", "user", "Add that the VPN profile comes from IT, not from the vault.")
     s.say("m4", "assistant", "Noted: VPN profiles are issued by IT on the first day; only staging credentials come from the vault.")
-    return DemoSession(s.sid, s.keys("m1", "m2", "m3", "m4"))
+    return DemoSession(s.sid, finish=True, facts=[
+        Fact("Staging credentials are in the team vault under staging/ (group eng-staging); VPN profiles come "
+             "from IT on the first day.", s.keys("m2", "m4"))])
 
 
 # (session id, title, start of its first turn relative to `now`, script)
@@ -179,16 +198,35 @@ SESSIONS = (
 
 
 def write_demo_batches(store: SessionStore, sessions: Sequence[DemoSession]) -> None:
-    """The one place where the demo's "already written" turns become written.
+    """The one place where the demo's turns become written: through the write pipeline,
+    with the offline model, exactly as `scriptorium write` and `finish` do it."""
+    from .writer import OFFLINE_MODEL, finish, write  # the pipeline (and litellm) only when building
 
-    Marks exactly these turns as written by this workspace (`marker.mark_written`).
-    When the write pipeline lands, this is where they go through it, with the
-    offline model, so that memory holds what the marks claim.
-    """
-    wid = workspace_id(store.state_dir)
     for session in sessions:
-        if session.written:
-            mark_written(store, session.id, session.written, wid)
+        runs = [write(store, session.id, tip=tip, force=True, model=OFFLINE_MODEL) for tip in session.write]
+        if session.finish:
+            runs.append(finish(store, session.id, model=OFFLINE_MODEL))
+        for result in runs:
+            if result.outcome != "ok":
+                raise RuntimeError(f"demo write of {session.id} failed: {result.code}: {result.message}")
+
+
+def save_demo_core(store: SessionStore, sessions: Sequence[DemoSession]) -> None:
+    """Save `topics/core.md` as a person would (an edit transaction), each fact citing
+    the archived evidence of the turns it comes from."""
+    from .memory import Workspace, save_topic
+    from .memory.sources import iso_utc
+
+    parts = ["# Core"]
+    cited = [(session.id, fact) for session in sessions for fact in session.facts]
+    for number, (sid, fact) in enumerate(cited, start=1):
+        day = iso_utc(min(store.node(sid, nid).created_at for nid in fact.cites))[:10]
+        sources = ", ".join(f"[{sid}](openprogram/{sid}/{nid})" for nid in fact.cites)
+        parts.append(f"{fact.text}[^e{number}]\n\n[^e{number}]: Time: `{day}`; Sources: {sources}")
+    result = save_topic(Workspace.open(store.state_dir), "core.md", "\n\n".join(parts) + "\n",
+                        summary="demo: the stable facts every conversation needs")
+    if not result.ok:
+        raise RuntimeError(f"demo core rejected: {[d.message for d in result.diagnostics]}")
 
 
 def build_demo(state_dir: Path, now: float | None = None) -> list[str]:
@@ -203,6 +241,7 @@ def build_demo(state_dir: Path, now: float | None = None) -> list[str]:
         with store.batch(sid, message="demo: build"):
             sessions.append(script(_Script(store, sid, now + start)))
     write_demo_batches(store, sessions)
+    save_demo_core(store, sessions)
     for session in sessions:
         if session.foreign:
             store.merge_node_metadata_batch(session.id, {nid: {MARK_KEY: FOREIGN_WORKSPACE} for nid in session.foreign},
@@ -210,10 +249,13 @@ def build_demo(state_dir: Path, now: float | None = None) -> list[str]:
     return [session.id for session in sessions]
 
 
-def ensure_demo(state_dir: Path, now: float | None = None) -> bool:
-    """Build the demo unless `state_dir` already holds sessions; True when it was built now."""
+def ensure_demo(state_dir: Path, now: float | None = None, announce: Callable[[], None] | None = None) -> bool:
+    """Build the demo unless `state_dir` already holds sessions; True when it was built now.
+    `announce` is called first when a build is about to start (it takes a few seconds)."""
     if SessionStore(state_dir).session_ids():
         return False
+    if announce is not None:
+        announce()
     build_demo(state_dir, now)
     return True
 

@@ -20,6 +20,7 @@ from textual.screen import Screen
 from scriptorium.core.config import load_config, set_config_value
 from scriptorium.themes import DARK_NAME, DEFAULT_THEME, LIGHT_NAME, THEMES, VARIABLE_DEFAULTS
 
+from .live import LiveUpdates
 from .screens.help import HelpScreen
 from .screens.sessions import SessionsScreen
 from .session_model import SessionListing
@@ -36,6 +37,36 @@ def _core_screen() -> Screen:
     return CoreScreen()
 
 
+def _topics_screen() -> Screen:
+    from .screens.topics import TopicsScreen
+
+    return TopicsScreen()
+
+
+def _search_screen() -> Screen:
+    from .screens.search import SearchScreen
+
+    return SearchScreen()
+
+
+def _sleep_screen() -> Screen:
+    from .screens.sleep import SleepScreen
+
+    return SleepScreen()
+
+
+def _history_screen() -> Screen:
+    from .screens.history import HistoryScreen
+
+    return HistoryScreen()
+
+
+def _project_screen() -> Screen:
+    from .screens.project import ProjectScreen
+
+    return ProjectScreen()
+
+
 def _session_commands() -> type[Provider]:
     from .commands import SessionCommands
 
@@ -47,6 +78,11 @@ def _session_commands() -> type[Provider]:
 SCREENS: list[tuple[str, str, Callable[[], Screen]]] = [
     ("sessions", "Sessions", SessionsScreen),
     ("core", "Core", _core_screen),
+    ("topics", "Topics", _topics_screen),
+    ("search", "Search", _search_screen),
+    ("sleep", "Sleep", _sleep_screen),
+    ("history", "History", _history_screen),
+    ("project", "Project memory", _project_screen),
 ]
 
 
@@ -70,11 +106,24 @@ class ScriptoriumApp(App[int]):
         self.state_dir = Path(state_dir)
         self.clock = clock
         self.session_listing: SessionListing | None = None
+        self.live = LiveUpdates(self.state_dir)  # screens subscribe to files changed on disk
+        self.quit_guards: list[Callable[[], bool]] = []  # "may the app quit now?" (a screen with a draft asks)
         for theme in THEMES:
             self.register_theme(theme)
         configured = load_config(self.state_dir).get(THEME_KEY, DEFAULT_THEME)
         self._saved_theme = configured if configured in self.available_themes else DEFAULT_THEME
         self.theme = self._saved_theme
+
+    def on_mount(self) -> None:
+        self.call_after_refresh(self.live.start)  # after the first paint
+
+    def on_unmount(self) -> None:
+        self.live.stop()
+
+    async def action_quit(self) -> None:
+        """Quit, unless a screen holds work the user has not decided about yet."""
+        if all(guard() for guard in list(self.quit_guards)):
+            self.exit()
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         return dict(VARIABLE_DEFAULTS)

@@ -2,10 +2,23 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from textual.message import Message
 
 from .core_model import CoreView
 from .session_model import SessionGraph, SessionListing
+from .project_model import ProjectView
+from .write_run import WriteJob, WriteOutcome
+from .topics_model import BlockInspection, TopicListing
+
+if TYPE_CHECKING:  # the engine's memory and search packages load in workers, not with the app
+    from scriptorium.core.memory import TransactionResult
+    from scriptorium.core.search import Hit
+    from scriptorium.core.writer import Progress, SleepResult
+
+    from .history_model import CommitDetail, CommitRow
+    from .sleep_model import SleepStatus
 
 
 class SessionsLoaded(Message):
@@ -63,6 +76,40 @@ class BranchHighlighted(Message):
         self.tip = tip
 
 
+class WriteStarted(Message):
+    """A write job counted its pending turns and handed them to the pipeline."""
+
+    def __init__(self, job: WriteJob, owed: set[str]) -> None:
+        super().__init__()
+        self.job = job
+        self.owed = owed
+
+
+class WriteProgress(Message):
+    """How many of the job's pending turns are written (marked) so far."""
+
+    def __init__(self, job: WriteJob, written: int) -> None:
+        super().__init__()
+        self.job = job
+        self.written = written
+
+
+class WriteFinished(Message):
+    """The pipeline answered: ok, retryable or permanent (or the run raised: "error")."""
+
+    def __init__(self, outcome: WriteOutcome) -> None:
+        super().__init__()
+        self.outcome = outcome
+
+
+class ProjectLoaded(Message):
+    """A project's trilogy was read (or found missing)."""
+
+    def __init__(self, view: ProjectView) -> None:
+        super().__init__()
+        self.view = view
+
+
 class CoreLoaded(Message):
     """The core's canonical text, render, injection and budget were read."""
 
@@ -80,3 +127,112 @@ class DiskChanged(Message):
         self.sessions = sessions
         self.topics = topics
         self.memory = memory
+
+
+class TopicsListed(Message):
+    """The topic files, their block counts and the block backlinks were read."""
+
+    def __init__(self, listing: TopicListing) -> None:
+        super().__init__()
+        self.listing = listing
+
+
+class TopicRead(Message):
+    """A topic's text was read from disk (None: the file does not exist)."""
+
+    def __init__(self, path: str, text: str | None, line: int | None) -> None:
+        super().__init__()
+        self.path = path
+        self.text = text
+        self.line = line
+
+
+class TopicChanged(Message):
+    """A save or a retirement went through the transaction: installed, or rejected.
+    `error` is set instead when the transaction could not run at all (a busy lock)."""
+
+    def __init__(self, path: str, draft: str, result: TransactionResult | None, error: str = "",
+                 action: str = "save") -> None:
+        super().__init__()
+        self.path = path
+        self.draft = draft
+        self.result = result
+        self.error = error
+        self.action = action
+
+
+class BlockInspected(Message):
+    """The inspector's data for the block under the cursor."""
+
+    def __init__(self, key: tuple[str, int, str], inspection: BlockInspection) -> None:
+        super().__init__()
+        self.key = key
+        self.inspection = inspection
+
+
+class SearchFinished(Message):
+    """BM25 hits for a query (or why there are none)."""
+
+    def __init__(self, query: str, hits: list[Hit], error: str = "") -> None:
+        super().__init__()
+        self.query = query
+        self.hits = hits
+        self.error = error
+
+
+class SleepStatusRead(Message):
+    """Whether sleep is due, and why, was read."""
+
+    def __init__(self, status: SleepStatus) -> None:
+        super().__init__()
+        self.status = status
+
+
+class SleepProgressed(Message):
+    """A step of a running sleep (posted from the worker thread)."""
+
+    def __init__(self, progress: Progress) -> None:
+        super().__init__()
+        self.progress = progress
+
+
+class SleepFinished(Message):
+    """A sleep, a preview or the install of a preview ended; `diff` is what it changed
+    (or would change)."""
+
+    def __init__(self, result: SleepResult, diff: str) -> None:
+        super().__init__()
+        self.result = result
+        self.diff = diff
+
+
+class HistoryRead(Message):
+    """The workspace's commits were listed, newest first."""
+
+    def __init__(self, commits: list[CommitRow]) -> None:
+        super().__init__()
+        self.commits = commits
+
+
+class CommitHighlighted(Message):
+    def __init__(self, sha: str) -> None:
+        super().__init__()
+        self.sha = sha
+
+
+class CommitRead(Message):
+    """One commit's audit record and diff were read."""
+
+    def __init__(self, detail: CommitDetail) -> None:
+        super().__init__()
+        self.detail = detail
+
+
+class RevertFinished(Message):
+    """A revert went through the transaction (installed or rejected), or could not run (`error`)."""
+
+    def __init__(self, sha: str, result: TransactionResult | None, error: str = "") -> None:
+        super().__init__()
+        self.sha = sha
+        self.result = result
+        self.error = error

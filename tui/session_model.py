@@ -17,9 +17,11 @@ from pathlib import Path
 from scriptorium.core.graph_layout import GraphItem, LaneRow, display_order, layout
 from scriptorium.core.marker import MARK_KEY, PendingTurn, cut_batch, pending, trigger_tokens, workspace_id
 from scriptorium.core.nodes import Node
+from scriptorium.core.paths import StatePaths
 from scriptorium.core.sanitize import sanitize_line
 from scriptorium.core.session_index import IndexEntry, NodeFileError, read_node_file
 from scriptorium.core.session_store import SessionError, SessionProblem, SessionStore
+from scriptorium.core.writer_status import session_failures
 
 # Node states of the graph, each drawn with its own glyph and theme colour.
 WRITTEN, PENDING, ELSEWHERE, REWOUND, UNRECORDED = "written", "pending", "elsewhere", "rewound", "unrecorded"
@@ -51,6 +53,16 @@ def node_state(entry: IndexEntry, workspace: str) -> str:
 
 
 @dataclass(frozen=True)
+class WriteFailure:
+    """The session's last write ended `permanent` (retrying gives the same answer): a person must look.
+    Read from the writer's record; the strings are untrusted."""
+
+    code: str
+    message: str
+    at: str
+
+
+@dataclass(frozen=True)
 class SessionRow:
     id: str
     title: str
@@ -58,6 +70,7 @@ class SessionRow:
     branches: int
     pending_turns: int
     pending_tokens: int
+    failure: WriteFailure | None = None
 
 
 @dataclass(frozen=True)
@@ -65,14 +78,19 @@ class SessionListing:
     rows: list[SessionRow]
     problems: list[SessionProblem]  # sessions that could not be read, reported not hidden
 
+    def row(self, session_id: str) -> SessionRow | None:
+        return next((row for row in self.rows if row.id == session_id), None)
+
 
 def list_sessions(state_dir: Path) -> SessionListing:
-    """Every session with its branch count and pending backlog (shared prefixes counted once)."""
+    """Every session with its branch count, pending backlog (shared prefixes counted once) and
+    permanent write failure."""
     store = SessionStore(state_dir)
     summaries, problems = store.list_sessions()
     problems = list(problems)
     rows: list[SessionRow] = []
     wid = workspace_id(state_dir) if summaries else ""
+    failures = session_failures(StatePaths(state_dir)) if summaries else {}
     for summary in summaries:
         try:
             entries = store.index(summary.id).entries.values()
@@ -85,9 +103,15 @@ def list_sessions(state_dir: Path) -> SessionListing:
             continue
         times = [e.created_at for e in entries if e.kind != "root"]
         rows.append(SessionRow(summary.id, summary.title, max(times, default=summary.updated_at),
-                               len(tips), len(owed), sum(owed.values())))
+                               len(tips), len(owed), sum(owed.values()), _failure(failures.get(summary.id))))
     rows.sort(key=lambda r: (-r.last_activity, r.id))
     return SessionListing(rows, problems)
+
+
+def _failure(record: dict | None) -> WriteFailure | None:
+    if record is None:
+        return None
+    return WriteFailure(str(record.get("code") or "UNKNOWN"), str(record.get("message") or ""), str(record.get("at") or ""))
 
 
 # --- one session as a graph ---------------------------------------------------

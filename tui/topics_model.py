@@ -221,3 +221,30 @@ def retire(state_dir: Path, path: str, block_id: str, reason: str) -> Transactio
 
     return retire_block(Workspace.open(state_dir), path, block_id, reason)
 
+
+
+# -- the block inspector ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class BlockInspection:
+    path: str  # the topic, relative to topics/
+    line: int
+    ids: tuple[str, ...]  # empty: a paragraph the draft adds (its id is given on save)
+    headings: tuple[str, ...]
+    citations: list[CitedSource]
+    backlinks: list[Backlink]
+    history: list[BlockChange]
+
+    @property
+    def block_id(self) -> str | None:
+        return self.ids[-1] if self.ids else None
+
+
+def inspect_block(state_dir: Path, doc: TopicDoc, paragraph: Paragraph,
+                  backlinks: dict[str, list[Backlink]]) -> BlockInspection:
+    """Everything the inspector shows for one paragraph of `doc` (the draft or the file)."""
+    links = [link for block_id in paragraph.ids for link in backlinks.get(block_id, [])]
+    history = block_history(state_dir, paragraph.ids[-1]) if paragraph.ids else []
+    return BlockInspection(doc.path, paragraph.line, paragraph.ids, paragraph.headings,
+                           cited_sources(state_dir, doc, paragraph), links, history)

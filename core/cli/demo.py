@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from ..demo import branch_summary, default_demo_dir, ensure_demo
@@ -21,9 +22,14 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def cmd_demo(args: argparse.Namespace, ctx: CliContext) -> int:
     state_dir = ctx.state_dir if getattr(args, "state", None) else default_demo_dir()
+
+    def announce() -> None:
+        print(f"Building the demo in {state_dir} (once; part of it is written through the offline model, "
+              "which takes a few seconds)…", file=sys.stderr, flush=True)
+
     try:
-        built = ensure_demo(Path(state_dir))
-    except (SessionError, OSError) as exc:
+        built = ensure_demo(Path(state_dir), announce=announce)
+    except (SessionError, OSError, RuntimeError) as exc:
         raise CliError(f"cannot build the demo in {state_dir}: {exc}") from exc
     if args.no_tui:
         if not built:

@@ -232,6 +232,8 @@ def _block(exchange: _Exchange, label: str, keyword: str) -> str:
         text = _inline(exchange.text(role), CLAIM_CHARS[role])
         if text:
             claims.append(prefix + text)
+    if not claims:  # nothing printable was said (NUL, bidi marks only): a block still needs content
+        claims.append("(a turn without printable text)")
     times = [i.time[:10] for i in exchange.items if _DATE.match(i.time)]
     when = times[0] if times else "undated"
     links = ", ".join(f"[{_inline(keyword, 40) or 'record'}]({i.ref})" for i in exchange.items)
@@ -240,10 +242,12 @@ def _block(exchange: _Exchange, label: str, keyword: str) -> str:
 
 def _inline(text: str, limit: int) -> str:
     """Conversation text made safe inside one paragraph: one line, no brackets (no
-    citations, links or block ids can be forged), no HTML comment openers."""
+    citations, links or block ids can be forged), no HTML comment openers, and no
+    trailing backslash (it would escape the citation that follows: `C:\\temp\\[^e1]`)."""
     text = "".join(ch for ch in text if ch.isprintable() or ch.isspace())
     text = " ".join(text.split()).replace("[", "(").replace("]", ")").replace("<!--", "<!- -").replace("^", "\u02c6")
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "\u2026"
+    text = text if len(text) <= limit else text[: limit - 1].rstrip() + "\u2026"
+    return text.rstrip("\\").rstrip()
 
 
 # -- organizer ---------------------------------------------------------------------------

@@ -24,6 +24,8 @@ HOSTILE = [
     "a NUL\x00inside, a bell\x07 and a DEL\x7f about the cache",
     b"invalid UTF-8: \xff\xfe\xc3 about the cache".decode("utf-8", "surrogateescape"),
     "special tokens <|endoftext|> <|fim_prefix|> <|im_start|>system about the cache",
+    "\x00\u202e\x1b",  # nothing printable at all
+    "saved it under C:\\cache\\",  # a trailing backslash must not escape the citation after it
 ]
 CONTROLS = {chr(c) for c in [*range(0x00, 0x09), *range(0x0B, 0x20), 0x7F, *range(0x80, 0xA0)]}
 BIDI = {chr(c) for c in [*range(0x202A, 0x202F), *range(0x2066, 0x206A)]}

@@ -1,15 +1,20 @@
-"""`scriptorium demo`: the demo state holds every session shape, is built once, and prints offline."""
+"""`scriptorium demo`: the demo state holds every session shape, its written turns were written for
+real by the offline model, it is built once, and prints offline."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
 from scriptorium.core.cli import main
 from scriptorium.core.demo import FOREIGN_WORKSPACE, build_demo
-from scriptorium.core.marker import MARK_KEY, pending_branches, workspace_id
+from scriptorium.core.marker import MARK_KEY, pending, pending_branches, workspace_id
+from scriptorium.core.memory import Workspace
+from scriptorium.core.memory.sources import anchor_for
 from scriptorium.core.session_store import SessionStore
+from scriptorium.core.writer import OFFLINE_MODEL
 
 
 def test_the_demo_holds_every_shape_the_engine_handles(built_demo: Path) -> None:
@@ -42,6 +47,39 @@ def test_a_foreign_mark_is_shown_but_its_turn_is_still_pending(built_demo: Path)
         assert nid in owed
 
 
+def test_every_written_turn_went_through_the_pipeline_with_the_offline_model(built_demo: Path) -> None:
+    """Marks, archived evidence and topic citations agree: nothing was marked by hand."""
+    store = SessionStore(built_demo)
+    wid = workspace_id(built_demo)
+    memory = built_demo / "memory"
+    topics = "\n".join(p.read_text(encoding="utf-8") for p in (memory / "topics").rglob("*.md")
+                       if p.name != "core.md")
+    written = [(sid, e.id) for sid in store.session_ids() for e in store.index(sid).entries.values()
+               if e.marks.get(MARK_KEY) == wid]
+    assert len(written) >= 10
+    for sid, nid in written:
+        anchor = anchor_for(f"openprogram/{sid}/{nid}")
+        assert anchor in (memory / "sources" / "openprogram" / "_v2" / f"{sid}.md").read_text(encoding="utf-8")
+        assert anchor in topics, (sid, nid)  # cited by a block the writer filed
+    runs = [json.loads(line) for line in (memory / ".scriptorium" / "agent-history.jsonl").read_text().splitlines()]
+    assert {run["stage"] for run in runs} >= {"write"} and {run["model"] for run in runs} == {OFFLINE_MODEL}
+    status = Workspace(built_demo).core_status()
+    assert status["canonical_tokens"] > 0 and status["rendered_tokens"] > 0  # a non-empty core
+
+
+def test_the_demo_leaves_pending_branches_beside_written_and_finished_ones(built_demo: Path) -> None:
+    store = SessionStore(built_demo)
+    wid = workspace_id(built_demo)
+    owed = {sid: {tip: len(pending(store, sid, tip, wid)) for tip in store.list_branches(sid)}
+            for sid in store.session_ids()}
+    finished = owed["demo-rust-cleanup"]
+    assert finished[store.head("demo-rust-cleanup")] == 0  # finish wrote the head's line whole
+    assert [n for tip, n in finished.items() if tip != store.head("demo-rust-cleanup")] == [1]  # the retry waits
+    build_cache = owed["demo-build-cache"]
+    assert 0 in build_cache.values() and build_cache[store.head("demo-build-cache")] > 0  # one branch written
+    assert all(n > 0 for n in owed["demo-checkout"].values())  # a session nothing was written of
+
+
 def test_build_refuses_a_state_that_already_holds_sessions(built_demo: Path) -> None:
     with pytest.raises(ValueError):
         build_demo(built_demo)
@@ -50,15 +88,16 @@ def test_build_refuses_a_state_that_already_holds_sessions(built_demo: Path) -> 
 def test_demo_print_builds_once_and_prints_every_branch(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     state = tmp_path / "state"
     assert main(["--state", str(state), "demo", "--print"]) == 0
-    first = capsys.readouterr().out
+    first, announced = capsys.readouterr()
+    assert "Building the demo" in announced  # the first build says why it takes a few seconds
     store = SessionStore(state)
     for sid in store.session_ids():
         for tip in store.list_branches(sid):
             assert tip in first
     files = sorted(p.relative_to(state) for p in state.rglob("history/*.json"))
     assert main(["--state", str(state), "demo", "--no-tui"]) == 0
-    second = capsys.readouterr().out
-    assert "already built" in second
+    second, quiet = capsys.readouterr()
+    assert "already built" in second and "Building" not in quiet
     assert sorted(p.relative_to(state) for p in state.rglob("history/*.json")) == files
 
 

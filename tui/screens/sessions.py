@@ -1,6 +1,15 @@
-"""Sessions: which branches of which sessions are still unwritten, and what the writer gets next."""
+"""Sessions: which branches of which sessions are still unwritten, and what the writer gets next;
+write a branch now, or finish a session.
+
+A write runs in a worker thread (one at a time) while the screen stays usable: its
+progress is polled from the marks on disk, its outcome — ok, retryable or permanent
+with the code and the reason — is shown above the detail pane and as a notification,
+and the list and the graph are read again so the marks show what was written.
+"""
 
 from __future__ import annotations
+
+import time
 
 from textual import work
 from textual.app import ComposeResult
@@ -9,14 +18,15 @@ from textual.containers import Center, Horizontal, Middle, Vertical
 from textual.screen import Screen
 from textual.widgets import ContentSwitcher, Footer
 from textual.widgets.data_table import RowDoesNotExist
-from textual.worker import get_current_worker
+from textual.timer import Timer
+from textual.worker import Worker, WorkerState, get_current_worker
 
 from scriptorium.core.marker import WorkspaceIdError
 from scriptorium.core.session_store import SessionError
 
 from ..describe import describe_branch, describe_turn
 from ..messages import (BranchHighlighted, GraphFailed, GraphLoaded, SessionHighlighted, SessionsFailed,
-                        SessionsLoaded, TurnHighlighted)
+                        SessionsLoaded, TurnHighlighted, WriteFinished, WriteProgress, WriteStarted)
 from ..safe_text import untrusted_content
 from ..session_model import SessionGraph, SessionListing, list_sessions, load_graph
 from ..widgets.branch_graph import BranchGraph
@@ -27,6 +37,10 @@ from ..widgets.graph_header import GraphHeader
 from ..widgets.graph_legend import GraphLegend
 from ..widgets.screen_tabs import ScreenTabs
 from ..widgets.session_list import SessionList
+from ..widgets.write_status import WriteStatus, finished, job_label, running, standing_failure, summary
+from ..write_run import WriteJob, WriteOutcome, owed_ids, run_job
+
+PROGRESS_EVERY_S = 0.5  # how often a running write's marks are read back
 
 
 class SessionsScreen(Screen):
@@ -36,6 +50,8 @@ class SessionsScreen(Screen):
         Binding("left_square_bracket", "cycle_branch(-1)", "Prev branch"),
         Binding("right_square_bracket", "cycle_branch(1)", "Next branch"),
         Binding("r", "reload", "Reload"),
+        Binding("w", "write_branch", "Write branch"),
+        Binding("f", "finish_session", "Finish session"),
     ]
 
     def __init__(self) -> None:
@@ -43,6 +59,12 @@ class SessionsScreen(Screen):
         self.listing: SessionListing | None = None
         self.graph: SessionGraph | None = None
         self.session_id: str | None = None
+        self.job: WriteJob | None = None  # the write running now (one at a time)
+        self.job_owed: set[str] | None = None  # its pending turns when it started
+        self.job_written = 0
+        self.job_started = 0.0
+        self.outcomes: dict[str, WriteOutcome] = {}  # the last write's outcome, per session
+        self._write_timers: list[Timer] = []  # while a write runs: the spinner, and reading its marks back
 
     def compose(self) -> ComposeResult:
         yield ScreenTabs("sessions")
@@ -54,6 +76,7 @@ class SessionsScreen(Screen):
                 with Vertical(id="right"):
                     yield GraphHeader(id="graph-header")
                     yield BranchGraph(id="graph")
+                    yield WriteStatus(id="write-status")
                     yield DetailPane(id="detail")
             with Middle(id="empty"):
                 with Center():
@@ -95,6 +118,7 @@ class SessionsScreen(Screen):
     def on_sessions_loaded(self, message: SessionsLoaded) -> None:
         self.listing = message.listing
         self.app.session_listing = message.listing
+        self.refresh_bindings()  # the write actions appear once there is a session to write
         empty = not message.listing.rows and not message.listing.problems
         self.query_one("#switcher", ContentSwitcher).current = "empty" if empty else "sessions-body"
         if empty:
@@ -104,12 +128,14 @@ class SessionsScreen(Screen):
         selected = session_list.selected_id
         if selected is not None:
             self.open_session(selected)
+        self._show_write_status()
 
     def open_session(self, session_id: str) -> None:
         if session_id == self.session_id and self.graph is not None:
             return
         self.session_id = session_id
         self.graph = None
+        self._show_write_status()
         for problem in self.listing.problems if self.listing else []:
             if problem.id == session_id:
                 self._show_failure(session_id, problem.message)
@@ -125,11 +151,18 @@ class SessionsScreen(Screen):
         if graph.session_id != self.session_id:
             return
         self.graph = graph
+        graph_view = self.query_one(BranchGraph)
+        # The same session read again (after a write, a reload): the same branch and turn stay selected.
+        again = graph_view.graph is not None and graph_view.graph.session_id == graph.session_id
+        keep_tip = graph_view.selected_tip if again else None
+        keep_row = graph_view.current_row.id if again and graph_view.current_row else None
         self.query_one(GraphHeader).show(graph)
-        self.query_one(BranchGraph).show(graph)
+        graph_view.show(graph)
+        if keep_row is not None and graph_view.has_focus:
+            graph_view.move_to(keep_row)
         self.query_one(BranchList).show(graph)
         if graph.branches:
-            self.select_branch(graph.branches[0].tip)
+            self.select_branch(keep_tip if graph.branch(keep_tip or "") else graph.branches[0].tip)
         else:
             self.query_one(DetailPane).show(describe_turn(graph, graph.rows[0]))
 
@@ -174,6 +207,11 @@ class SessionsScreen(Screen):
 
     # --- actions -----------------------------------------------------------
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("write_branch", "finish_session"):
+            return bool(self.listing and self.listing.rows)
+        return True
+
     def action_cycle_branch(self, step: int) -> None:
         if self.graph is None or not self.graph.branches:
             return
@@ -186,6 +224,104 @@ class SessionsScreen(Screen):
         self.graph = None
         self.session_id = None
         self.load_sessions()
+
+    def action_write_branch(self) -> None:
+        """Write the selected branch now: every pending turn, batch by batch (a forced write)."""
+        tip = self.query_one(BranchGraph).selected_tip
+        if self.graph is None or tip is None or self.graph.branch(tip) is None:
+            self.notify("Select a session and one of its branches first.", severity="warning")
+            return
+        self._start(WriteJob(self.graph.session_id, tip))
+
+    def action_finish_session(self) -> None:
+        """The session's end: its head written whole, side branches only if they reach the threshold."""
+        if self.graph is None:
+            self.notify("Select a session first.", severity="warning")
+            return
+        self._start(WriteJob(self.graph.session_id, None))
+
+    # --- writing (a worker thread; progress polled, outcome shown) ---------
+
+    def _start(self, job: WriteJob) -> None:
+        if self.job is not None:
+            self.notify(f"Wait for the running write to end ({job_label(self.job, self.session_id)}).", severity="warning",
+                        markup=False)
+            return
+        self.job, self.job_owed, self.job_written, self.job_started = job, None, 0, time.monotonic()
+        self.outcomes.pop(job.session_id, None)
+        self._write_timers = [self.set_interval(0.1, self._show_write_status), self.set_interval(PROGRESS_EVERY_S, self._poll)]
+        self._show_write_status()
+        self.run_write(job)
+
+    @work(thread=True, group="write", exit_on_error=False)
+    def run_write(self, job: WriteJob) -> WriteOutcome:
+        self.post_message(WriteStarted(job, owed_ids(self.app.state_dir, job)))
+        return run_job(self.app.state_dir, job)
+
+    @work(thread=True, exclusive=True, group="write-progress", exit_on_error=False)
+    def poll_progress(self, job: WriteJob, owed: frozenset[str]) -> None:
+        written = len(owed - owed_ids(self.app.state_dir, job))
+        if not get_current_worker().is_cancelled:
+            self.post_message(WriteProgress(job, written))
+
+    def _poll(self) -> None:
+        if self.job is not None and self.job_owed:
+            self.poll_progress(self.job, frozenset(self.job_owed))
+
+    def on_write_started(self, message: WriteStarted) -> None:
+        if message.job == self.job:
+            self.job_owed = message.owed
+            self._show_write_status()
+
+    def on_write_progress(self, message: WriteProgress) -> None:
+        if message.job == self.job:
+            self.job_written = max(self.job_written, message.written)
+            self._show_write_status()
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        worker = event.worker
+        if worker.group != "write" or event.state not in (WorkerState.SUCCESS, WorkerState.ERROR):
+            return
+        if self.job is None:
+            return
+        if event.state == WorkerState.SUCCESS and isinstance(worker.result, WriteOutcome):
+            outcome = worker.result
+        else:
+            error = worker.error
+            outcome = WriteOutcome(self.job, "error", type(error).__name__, str(error), 0,
+                                   elapsed=time.monotonic() - self.job_started)
+        self.post_message(WriteFinished(outcome))
+
+    def on_write_finished(self, message: WriteFinished) -> None:
+        outcome = message.outcome
+        self.job, self.job_owed = None, None
+        for timer in self._write_timers:
+            timer.stop()
+        self._write_timers = []
+        self.outcomes[outcome.job.session_id] = outcome
+        severity = {"ok": "information", "retryable": "warning"}.get(outcome.outcome, "error")
+        self.notify(summary(outcome), title=f"{job_label(outcome.job, self.session_id).capitalize()}: "
+                    f"{outcome.outcome}", severity=severity, markup=False)
+        # Read the list (backlogs, failure marks) and the graph (node marks) again.
+        if self.session_id == outcome.job.session_id:
+            self.graph = None
+        self._show_write_status()
+        self.load_sessions()
+
+    def _show_write_status(self) -> None:
+        """The running write (whatever session it is in), else this session's last outcome, else
+        its standing permanent failure, else nothing."""
+        status = self.query_one(WriteStatus)
+        if self.job is not None:
+            owed = None if self.job_owed is None else len(self.job_owed)
+            status.show(running(self.job, owed, self.job_written, time.monotonic() - self.job_started,
+                                self.session_id))
+        elif self.session_id in self.outcomes:
+            status.show(finished(self.outcomes[self.session_id]))
+        elif self.listing and self.session_id and (row := self.listing.row(self.session_id)) and row.failure:
+            status.show(standing_failure(row.failure))
+        else:
+            status.show(None)
 
     def show_session(self, session_id: str) -> None:
         """Move the list's cursor to a session (from the command palette)."""

@@ -1,4 +1,5 @@
-"""The session list: title, pending backlog, branch count, last activity; unreadable sessions flagged."""
+"""The session list: title, pending backlog, branch count, last activity; sessions whose last
+write failed permanently, and unreadable ones, flagged with `!`."""
 
 from __future__ import annotations
 
@@ -56,7 +57,8 @@ class SessionList(DataTable):
             owed = Text(f"{row.pending_turns} · {tokens(row.pending_tokens)}" if row.pending_turns else "0",
                         style="bold" if row.pending_turns else "dim", justify="right")
             title = untrusted_line(row.title or row.id, width=self.title_width)
-            self.add_row(Text(" "), title, owed, Text(str(row.branches), justify="right"),
+            flag = Text("!", style="bold red") if row.failure else Text(" ")  # its last write failed for good
+            self.add_row(flag, title, owed, Text(str(row.branches), justify="right"),
                          Text(ago(row.last_activity, now), style="dim"), key=row.id)
         for problem in listing.problems:
             self.add_row(Text("!", style="bold red"), untrusted_line(problem.id, width=self.title_width),

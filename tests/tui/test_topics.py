@@ -1,0 +1,272 @@
+"""The Topics screen: hand edits go through the transaction; a rejection is shown inline and
+changes no byte on disk; the inspector, retirement, auto-citation, unsaved drafts, conflicts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import git
+import pytest
+
+from scriptorium.core.memory import Workspace, save_topic
+from scriptorium.tui.screens.topics import TopicsScreen
+from scriptorium.tui.screens.topics_dialogs import Choice, RetireDialog
+from scriptorium.tui.widgets.block_inspector import BlockInspector
+from scriptorium.tui.widgets.diagnostics_panel import DiagnosticsPanel
+
+from .conftest import fix_workspace_id
+from .helpers import screen_lines
+from .topics_support import build_topics, settle_until, visible_files
+
+pytestmark = pytest.mark.anyio
+
+CACHE = "infra/build-cache.md"
+
+
+@pytest.fixture()
+def topics_state(tmp_path: Path) -> Path:
+    state = tmp_path / "state"
+    fix_workspace_id(state)
+    build_topics(state)
+    return state
+
+
+async def open_topics(pilot, settle, path: str | None = None) -> TopicsScreen:
+    await settle(pilot)
+    await pilot.app.switch_mode("topics")
+    await settle(pilot)
+    screen = pilot.app.screen
+    assert isinstance(screen, TopicsScreen)
+    if path is not None and screen.path != path:
+        screen.open_topic(path)
+        await settle(pilot)
+    assert screen.path == (path or "core.md")
+    return screen
+
+
+def block_span(text: str, block_id: str) -> tuple[tuple[int, int], tuple[int, int]]:
+    """The editor locations of ` ^block_id` in `text`."""
+    for row, line in enumerate(text.split("\n")):
+        column = line.find(f" ^{block_id}")
+        if column >= 0:
+            return (row, column), (row, column + len(block_id) + 2)
+    raise AssertionError(f"^{block_id} not in the text")
+
+
+def panel_text(screen: TopicsScreen) -> str:
+    return "\n".join(str(item.content) for item in screen.query_one(DiagnosticsPanel).children)
+
+
+def inspector_text(screen: TopicsScreen) -> str:
+    return str(screen.query_one(BlockInspector).content)
+
+
+async def break_a_block(pilot, settle, screen: TopicsScreen) -> tuple[str, int]:
+    """Edit the cache topic: change the second block's text and delete its id, then save."""
+    block = Workspace(screen.app.state_dir).topic(CACHE).blocks[1]
+    await pilot.press("e")
+    editor = screen.editor
+    column = editor.text.split("\n")[block.start].index("main and release")
+    editor.replace("main, release and nightly", (block.start, column), (block.start, column + 16))
+    start, end = block_span(editor.text, block.block_id)
+    editor.delete(start, end)
+    await pilot.press("ctrl+s")
+    await settle(pilot)
+    return block.block_id, block.line
+
+
+async def test_deleting_a_block_id_is_rejected_inline_then_the_fix_installs(make_app, settle,
+                                                                            topics_state: Path) -> None:
+    before = visible_files(topics_state)
+    repo = git.Repo(topics_state / "memory")
+    head = repo.head.commit.hexsha
+    app = make_app(topics_state)
+    async with app.run_test(size=(140, 40)) as pilot:
+        screen = await open_topics(pilot, settle, CACHE)
+        block_id, line = await break_a_block(pilot, settle, screen)
+        draft = screen.editor.text
+
+        # rejected: the rule and the line beside the editor, the cursor on that line, the draft kept
+        assert [d.rule for d in screen.diagnostics] == ["block-id-kept"]
+        assert screen.diagnostics[0].line == line and screen.diagnostics[0].block_id == block_id
+        shown = panel_text(screen)
+        assert f"line {line}" in shown and "block-id-kept" in shown and f"^{block_id}" in shown
+        assert "fix:" in shown and "retire the block" in shown
+        assert screen.editor.cursor_location[0] == line - 1 and screen.editor.has_focus
+        assert screen.editor.marked == {line}
+        assert screen.editor.text == draft and screen.dirty
+        assert any("nothing was written" in row for row in screen_lines(app))
+        assert visible_files(topics_state) == before  # byte-identical
+        assert repo.head.commit.hexsha == head
+
+        # fixed: the id back at the end of its paragraph (the new text stays) -> installed
+        row = line - 1
+        screen.editor.insert(f" ^{block_id}", (row, len(screen.editor.text.split("\n")[row])))
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert screen.diagnostics == [] and not screen.dirty and screen.editor.marked == frozenset()
+        assert not screen.query_one(DiagnosticsPanel).has_class("-shown")
+
+    disk = Workspace(topics_state).read_topic(CACHE)
+    assert "main, release and nightly branches" in disk and f"^{block_id}" in disk
+    commit = repo.head.commit
+    assert commit.hexsha != head and commit.message.startswith("edit: edit topics/infra/build-cache.md")
+    assert f"topics/{CACHE}" in commit.stats.files
+
+
+async def test_the_inspector_shows_citations_backlinks_and_history(make_app, settle, topics_state: Path) -> None:
+    workspace = Workspace(topics_state)
+    linked = workspace.topic(CACHE).blocks[0].block_id  # core.md links to it
+    app = make_app(topics_state)
+    async with app.run_test(size=(140, 40)) as pilot:
+        screen = await open_topics(pilot, settle, CACHE)
+        view = screen.query_one(BlockInspector).view
+        assert view is not None and view.block_id == linked
+        assert [c.source_id for c in view.citations] == ["openprogram/demo/d2"]
+        assert view.citations[0].record and "50 GB per runner" in view.citations[0].record
+        assert [(b.path, b.block_id) for b in view.backlinks] == [("core.md", workspace.topic("core.md").blocks[0].block_id)]
+        assert [h.change for h in view.history] == ["created"]
+        assert view.history[0].commit == git.Repo(topics_state / "memory").commit("HEAD~1").hexsha
+        text = inspector_text(screen)
+        assert "openprogram/demo/d2" in text and "core.md:3" in text and "created" in text
+
+        # the cited record opens in full
+        await pilot.press("ctrl+o")
+        await settle(pilot)
+        assert any("Size the shared build cache at 50 GB" in row for row in screen_lines(app))
+        await pilot.press("escape")
+
+        # a block edited later has that commit in its history too
+        await pilot.press("1")
+        await pilot.app.switch_mode("topics")
+        screen.open_topic("core.md")
+        await settle(pilot)
+        history = screen.query_one(BlockInspector).view.history
+        assert [h.change for h in history] == ["edited", "created"]
+
+
+async def test_an_uncited_paragraph_is_cited_to_a_manual_note(make_app, settle, topics_state: Path) -> None:
+    app = make_app(topics_state)
+    async with app.run_test(size=(140, 40)) as pilot:
+        screen = await open_topics(pilot, settle, "ops/deploys.md")
+        await pilot.press("e")
+        screen.editor.insert("Rollbacks need a second approver.\n\n", (2, 0))
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert screen.diagnostics == [] and not screen.dirty
+        disk = Workspace(topics_state).read_topic("ops/deploys.md")
+        paragraph = next(p for p in Workspace(topics_state).topic("ops/deploys.md").blocks
+                         if p.content.startswith("Rollbacks"))
+        assert paragraph.ids and "[manual note](" in disk
+        screen.editor.go_to_line(paragraph.line)  # the cursor on the new block: the inspector shows its source
+        await settle(pilot)
+        view = screen.query_one(BlockInspector).view
+        assert view.block_id == paragraph.block_id
+        assert view.citations[0].label == "manual note" and view.citations[0].source_id.startswith("manual/")
+        assert "Rollbacks need a second approver." in view.citations[0].record
+        assert "manual note" in inspector_text(screen)
+
+
+async def test_retire_asks_for_a_reason_and_goes_through_the_transaction(make_app, settle,
+                                                                          topics_state: Path) -> None:
+    workspace = Workspace(topics_state)
+    linked, plain = [b.block_id for b in workspace.topic(CACHE).blocks[:2]]
+    app = make_app(topics_state)
+    async with app.run_test(size=(140, 40)) as pilot:
+        screen = await open_topics(pilot, settle, CACHE)
+        screen.view.focus()
+        # a block another topic links to: the transaction rejects its retirement
+        await pilot.press("x")
+        await settle(pilot)
+        assert isinstance(app.screen, RetireDialog) and app.screen.block_id == linked
+        await pilot.press("enter")  # no reason: refused, the dialog stays
+        assert isinstance(app.screen, RetireDialog)
+        await pilot.press(*"outdated", "enter")
+        await settle(pilot)
+        assert [d.rule for d in screen.diagnostics] == ["link-resolves"]
+        assert screen.diagnostics[0].file == "topics/core.md"
+        assert linked in Workspace(topics_state).read_topic(CACHE)
+
+        # an unlinked block: retired, with the reason on record
+        screen.view.focus()
+        await pilot.press("down", "x")
+        await settle(pilot)
+        assert app.screen.block_id == plain
+        await pilot.press(*"moved to the wiki", "enter")
+        await settle(pilot)
+        assert screen.diagnostics == []
+        assert plain not in Workspace(topics_state).read_topic(CACHE)
+        audit = Workspace(topics_state).audit_log()[0]
+        assert audit["retired"][0]["id"] == plain and audit["retired"][0]["reason"] == "moved to the wiki"
+
+
+async def test_leaving_a_draft_asks_first(make_app, settle, topics_state: Path) -> None:
+    app = make_app(topics_state)
+    async with app.run_test(size=(140, 40)) as pilot:
+        screen = await open_topics(pilot, settle, "core.md")
+        await pilot.press("e", *"Draft ")
+        assert screen.dirty
+        draft = screen.editor.text
+
+        screen.open_topic(CACHE)  # as a click in the tree does
+        await settle(pilot)
+        assert isinstance(app.screen, Choice)
+        await pilot.press("escape")  # cancel: stay with the draft
+        await settle(pilot)
+        assert screen.path == "core.md" and screen.editor.text == draft
+
+        await pilot.press("ctrl+q")  # quitting asks too
+        await settle(pilot)
+        assert app.is_running and isinstance(app.screen, Choice)
+        await pilot.press("escape")
+        await settle(pilot)
+
+        screen.open_topic(CACHE)
+        await settle(pilot)
+        app.screen.query_one("#discard").press()
+        await settle(pilot)
+        assert screen.path == CACHE and not screen.dirty
+    assert "Draft" not in Workspace(topics_state).read_topic("core.md")
+
+
+async def test_a_conflicting_change_on_disk_is_caught_at_save(make_app, settle, topics_state: Path) -> None:
+    app = make_app(topics_state)
+    async with app.run_test(size=(140, 40)) as pilot:
+        screen = await open_topics(pilot, settle, "ops/deploys.md")
+        await pilot.press("e")
+        screen.editor.insert("Hotfixes need two reviewers.[^e-64c267d197]\n\n", (2, 0))
+        workspace = Workspace(topics_state)
+        theirs = workspace.read_topic("ops/deploys.md").replace("# Deploys", "# Deploys and releases")
+        assert save_topic(workspace, "ops/deploys.md", theirs).outcome == "installed"
+
+        await pilot.press("ctrl+s")
+        await settle_until(pilot, settle, lambda: isinstance(app.screen, Choice))
+        assert [d.rule for d in screen.diagnostics] == ["conflict"]
+        assert Workspace(topics_state).read_topic("ops/deploys.md") == theirs
+        app.screen.query_one("#keep").press()  # keep the draft: the next save replaces theirs
+        await settle(pilot)
+        assert "Hotfixes need two reviewers." in screen.editor.text and screen.base == theirs
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        disk = Workspace(topics_state).read_topic("ops/deploys.md")
+        assert "Hotfixes need two reviewers." in disk and "# Deploys\n" in disk
+
+        # and reloading takes theirs
+        await pilot.press("e")
+        screen.editor.insert("Mine.[^e-64c267d197]\n\n", (2, 0))
+        theirs = disk.replace("# Deploys", "# Deploys (theirs)")
+        assert save_topic(Workspace(topics_state), "ops/deploys.md", theirs).outcome == "installed"
+        await pilot.press("ctrl+s")
+        await settle_until(pilot, settle, lambda: isinstance(app.screen, Choice))
+        app.screen.query_one("#reload").press()
+        await settle_until(pilot, settle, lambda: screen.editor.text == theirs)
+        assert not screen.dirty
+
+
+def test_an_inline_rejection(snap_compare, make_app, settle, terminal_size, topics_state: Path) -> None:
+    async def run_before(pilot) -> None:
+        screen = await open_topics(pilot, settle, CACHE)
+        await break_a_block(pilot, settle, screen)
+        await settle(pilot)
+
+    assert snap_compare(make_app(topics_state), terminal_size=terminal_size, run_before=run_before)

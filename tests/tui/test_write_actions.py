@@ -1,0 +1,214 @@
+"""The Sessions screen's write actions, driven with keys: write a branch now (`w`), finish the
+session (`f`). The model is the offline writer behind a gate the test opens, so a write can
+be held in flight while the test checks that the app keeps answering."""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from scriptorium.core.config import set_config_value
+from scriptorium.core.marker import pending
+from scriptorium.core.paths import StatePaths
+from scriptorium.core.session_store import SessionStore
+from scriptorium.core.writer_status import record_session_outcome, session_failures
+from scriptorium.tui.session_model import PENDING, WRITTEN
+from scriptorium.tui.widgets.branch_graph import BranchGraph
+from scriptorium.tui.widgets.branch_list import BranchList
+from scriptorium.tui.widgets.write_status import WriteStatus
+
+from .conftest import WORKSPACE
+from .helpers import open_session, screen_lines
+
+pytestmark = pytest.mark.anyio
+
+PROVIDER = "gated"
+
+
+class GatedWriter:
+    """Wraps the offline model: each completion waits for `gate`, then raises `error` or answers."""
+
+    def __init__(self) -> None:
+        from scriptorium.core.writer.model import load_litellm
+        from scriptorium.core.writer.offline import make_offline_model
+
+        offline = make_offline_model()
+        outer = self
+
+        class Gated(load_litellm().CustomLLM):
+            def completion(self, *args, **kwargs):
+                outer.calls += 1
+                outer.entered.set()
+                if not outer.gate.wait(timeout=60):
+                    raise TimeoutError("the test never opened the gate")
+                if outer.error is not None:
+                    raise outer.error
+                return offline.completion(*args, **kwargs)
+
+        self.handler = Gated()
+        self.reset()
+
+    def reset(self, error: BaseException | None = None, *, open_gate: bool = True) -> None:
+        self.calls = 0
+        self.error = error
+        self.entered = threading.Event()
+        self.gate = threading.Event()
+        if open_gate:
+            self.gate.set()
+
+
+@pytest.fixture(scope="module")
+def gated_writer() -> GatedWriter:
+    from scriptorium.core.writer import register_provider
+
+    writer = GatedWriter()
+    register_provider(PROVIDER, writer.handler)
+    return writer
+
+
+@pytest.fixture()
+def writer(gated_writer: GatedWriter, demo_state: Path, monkeypatch: pytest.MonkeyPatch) -> GatedWriter:
+    """The gated writer configured as the demo state's model (`writer.model`), gate open."""
+    monkeypatch.delenv("SCRIPTORIUM_MODEL", raising=False)
+    set_config_value(demo_state, "writer.model", f"{PROVIDER}/test")
+    gated_writer.reset()
+    yield gated_writer
+    gated_writer.gate.set()  # never leave a worker thread waiting
+
+
+async def wait_until(pilot, condition, what: str, timeout: float = 30.0) -> None:
+    """Let the app run until `condition()` holds (a worker's result arrives); fail after `timeout`."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        await pilot.pause()
+
+
+def states(screen, ids) -> set[str]:
+    return {row.state for row in screen.graph.rows if row.id in ids}
+
+
+def listed_row(app, title: str) -> str:
+    """The session list's row of the session with this title, as on screen."""
+    return next(line.split("│")[1] for line in screen_lines(app) if line.startswith("│") and title in line)
+
+
+def status_text(screen) -> str:
+    return screen.query_one(WriteStatus).plain
+
+
+async def test_writing_a_branch_keeps_the_app_responsive_then_shows_the_outcome_and_marks(
+        make_app, settle, demo_state: Path, writer: GatedWriter) -> None:
+    store = SessionStore(demo_state)
+    sid = "demo-checkout"  # nothing of it is written
+    head = store.head(sid)
+    other = next(tip for tip in store.list_branches(sid) if tip != head)
+    owed = [t.id for t in pending(store, sid, head, WORKSPACE)]
+    writer.reset(open_gate=False)
+    app = make_app(demo_state)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        screen = await open_session(pilot, settle, sid)
+        assert screen.query_one(BranchGraph).selected_tip == head
+        assert states(screen, owed) == {PENDING}
+        await pilot.press("w")
+        await wait_until(pilot, writer.entered.is_set, "the model call")
+        await wait_until(pilot, lambda: f"0/{len(owed)} turns" in status_text(screen), "the progress bar")
+        assert "Write branch" in status_text(screen)
+
+        # The model is busy: every part of the app still answers.
+        await pilot.press("right_square_bracket")
+        assert screen.query_one(BranchGraph).selected_tip == other
+        await pilot.press("down")  # the session list has the focus: the next session opens
+        await wait_until(pilot, lambda: screen.graph is not None and screen.graph.session_id != sid, "another graph")
+        assert "Write branch" in status_text(screen)  # the running write stays in view
+        await pilot.press("w")  # a second write is refused while one runs, not queued
+        await pilot.press("2")
+        assert app.current_mode == "core"
+        await pilot.press("1")
+        assert app.current_mode == "sessions" and screen.job is not None and writer.calls == 1
+
+        writer.gate.set()
+        await settle(pilot)
+        assert screen.job is None
+        screen = await open_session(pilot, settle, sid)
+        text = status_text(screen)
+        assert "Write branch" in text and "ok" in text and "WRITTEN" in text and f"{len(owed)} turn(s)" in text
+        assert pending(store, sid, head, WORKSPACE) == []
+        assert states(screen, owed) == {WRITTEN}  # the graph re-read its marks
+        assert states(screen, [t.id for t in pending(store, sid, other, WORKSPACE)]) == {PENDING}
+        listed = str(screen.query_one(BranchList).get_option(head).prompt)
+        assert "written" in listed
+
+
+async def test_finishing_a_session_writes_its_head_and_leaves_a_short_retry(
+        make_app, settle, demo_state: Path, writer: GatedWriter) -> None:
+    store = SessionStore(demo_state)
+    sid = "demo-build-cache"
+    head = store.head(sid)
+    head_owed = [t.id for t in pending(store, sid, head, WORKSPACE)]
+    retry = next(tip for tip in store.list_branches(sid) if len(pending(store, sid, tip, WORKSPACE)) == 1)
+    app = make_app(demo_state)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        screen = await open_session(pilot, settle, sid)
+        screen.query_one(BranchList).focus()
+        await pilot.press("down", "down")  # another branch selected: finish is about the session
+        await settle(pilot)
+        selected = screen.query_one(BranchGraph).selected_tip
+        await pilot.press("f")
+        await settle(pilot)
+        text = status_text(screen)
+        assert "Finish the session: ok" in text and "WRITTEN" in text
+        assert states(screen, head_owed) == {WRITTEN}
+        assert [row.state for row in screen.graph.rows if row.id == retry] == [PENDING]
+        assert screen.query_one(BranchGraph).selected_tip == selected  # the selection survived the re-read
+        row = listed_row(app, "Build cache design")
+        assert f"{len(pending(store, sid, retry, WORKSPACE))} · " in row  # the list's backlog re-read too
+
+
+@pytest.mark.parametrize(("status", "code", "flagged"), [(401, "MODEL_AUTHENTICATION", True),
+                                                         (429, "MODEL_RATE_LIMIT", False)])
+async def test_a_failed_write_shows_its_outcome_code_and_reason(make_app, settle, demo_state: Path,
+                                                                writer: GatedWriter, status: int, code: str,
+                                                                flagged: bool) -> None:
+    from litellm.llms.custom_llm import CustomLLMError
+
+    sid = "demo-checkout"
+    store = SessionStore(demo_state)
+    owed = [t.id for t in pending(store, sid, store.head(sid), WORKSPACE)]
+    writer.reset(CustomLLMError(status, "the provider said no"))
+    app = make_app(demo_state)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        screen = await open_session(pilot, settle, sid)
+        await pilot.press("w")
+        await settle(pilot)
+        text = status_text(screen)
+        outcome = "permanent" if flagged else "retryable"
+        assert f"Write branch {owed[-1][:8]}: {outcome}" in text and code in text and "the provider said no" in text
+        assert "nothing marked" in text
+        assert states(screen, owed) == {PENDING}
+        row = listed_row(app, "Checkout latency regression")
+        assert row.strip().startswith("!") is flagged  # the list marks a permanent failure
+        assert (sid in session_failures(StatePaths(demo_state))) is flagged
+
+
+async def test_a_session_whose_last_write_failed_permanently_is_marked_with_its_reason(
+        make_app, settle, demo_state: Path) -> None:
+    record_session_outcome(StatePaths(demo_state), "demo-deploy-window", "COMMIT_REJECTED",
+                           "[@click=app.quit]the edit[/] deleted block ^1f227123")
+    app = make_app(demo_state)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        marked = [line.split("│")[1] for line in screen_lines(app) if line.startswith("│ !")]
+        assert len(marked) == 1 and "周五部署窗口" in marked[0]
+        screen = await open_session(pilot, settle, "demo-build-cache")
+        assert status_text(screen) == ""  # no failure, no outcome: the line is hidden
+        screen = await open_session(pilot, settle, "demo-deploy-window")
+        text = status_text(screen)
+        assert "failed permanently" in text and "COMMIT_REJECTED" in text
+        assert "[@click=app.quit]the edit[/] deleted block ^1f227123" in text  # shown as written, inert
