@@ -111,7 +111,8 @@ def list_sessions(state_dir: Path) -> SessionListing:
 def _failure(record: dict | None) -> WriteFailure | None:
     if record is None:
         return None
-    return WriteFailure(str(record.get("code") or "UNKNOWN"), str(record.get("message") or ""), str(record.get("at") or ""))
+    return WriteFailure(str(record.get("code") or "UNKNOWN"), str(record.get("message") or ""),
+                        str(record.get("at") or ""))
 
 
 # --- one session as a graph ---------------------------------------------------

@@ -21,7 +21,6 @@ if TYPE_CHECKING:
 # The memory package (git, the parser, BM25) is imported inside the functions, which
 # run in workers: opening the app or switching screens must not wait for it.
 
-CORE_TOPIC = "core.md"  # the canonical core, as the engine names it (core_render.CORE_TOPIC)
 HISTORY_SCAN = 200  # commits touching topics/ looked at for one block's history
 WORDS = 10
 
@@ -30,10 +29,7 @@ WORDS = 10
 class TopicEntry:
     path: str  # relative to topics/
     blocks: int
-
-    @property
-    def is_core(self) -> bool:
-        return self.path == CORE_TOPIC
+    is_core: bool  # the canonical core (topics/core.md)
 
 
 @dataclass(frozen=True)
@@ -58,6 +54,7 @@ def first_words(text: str, count: int = WORDS) -> str:
 def list_topics(state_dir: Path) -> TopicListing:
     """Every topic file with its block count, and who links to which block."""
     from scriptorium.core.memory import Workspace
+    from scriptorium.core.memory.core_render import CORE_TOPIC
 
     workspace = Workspace(state_dir)
     topics: list[TopicEntry] = []
@@ -66,7 +63,7 @@ def list_topics(state_dir: Path) -> TopicListing:
         doc = workspace.topic(rel)
         if doc is None:  # removed while listing
             continue
-        topics.append(TopicEntry(rel, len(doc.blocks)))
+        topics.append(TopicEntry(rel, len(doc.blocks), rel == CORE_TOPIC))
         for paragraph in doc.paragraphs:
             for _link, _path, target in paragraph.block_refs():  # block ids are unique workspace-wide
                 backlinks.setdefault(target, []).append(
@@ -150,7 +147,7 @@ class BlockChange:
     path: str | None  # where the block is after the commit (None once removed)
 
 
-def _block_at(commit, files: list[str], block_id: str) -> tuple[str, str] | None:  # noqa: ANN001 - a git.Commit
+def _block_at(commit, files: list[str], block_id: str) -> tuple[str, str] | None:
     """(topic path, paragraph text) of the block in `files` at `commit`, if one holds it."""
     from scriptorium.core.memory.topics import parse_cached
 
@@ -173,7 +170,6 @@ def block_history(state_dir: Path, block_id: str, limit: int = HISTORY_SCAN) -> 
     """The commits (newest first) among the last `limit` that changed topics/ and changed
     this block: it appeared, its paragraph changed, it moved to another file, or it went."""
     import git
-
     from scriptorium.core.memory import Workspace
 
     root = Workspace(state_dir).root

@@ -839,9 +839,9 @@ def _nothing() -> Iterator[None]:
 
 # -- the seeded run -----------------------------------------------------------------------------
 
-WEIGHTS = {"append": 36, "tool": 4, "retry": 7, "reask": 5, "rewind": 4, "compact": 3, "spawn": 4,
+WEIGHTS = {"append": 40, "tool": 4, "retry": 5, "reask": 4, "rewind": 4, "compact": 3, "spawn": 3,
            "write": 24, "finish": 6, "sleep": 2}
-CRASH_RATE = 0.5  # of write-type operations that arm a crash (a plan waits until it fires)
+CRASH_RATE = 0.3  # of write-type operations that arm a crash (a plan waits until it fires)
 
 
 def run(operations: int, seed: int, state_dir: Path, *, check_every: int = 1, progress: Any = None) -> Figures:

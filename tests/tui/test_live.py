@@ -7,7 +7,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from scriptorium.core.memory import Workspace, save_topic
 from scriptorium.tui.live import LiveUpdates
 from scriptorium.tui.screens.topics import TopicsScreen

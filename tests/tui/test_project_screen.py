@@ -126,7 +126,7 @@ async def test_the_meters_show_what_the_trilogy_reports_per_file_and_section(mak
         await pilot.press("right", "right", "right")  # the file tabs have the focus: on to the archive
         await settle(pilot)
         oldest = f"## {TODAY - timedelta(days=3 * 21)} · api"
-        assert oldest in "\n".join(screen_lines(app)) and oldest == status.archive.headings[-1]
+        assert oldest in "\n".join(screen_lines(app)) and oldest == "## " + status.archive.headings[-1]
 
 
 async def test_without_config_the_current_directory_is_shown_and_its_missing_memory_explained(

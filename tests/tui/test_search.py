@@ -6,7 +6,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from scriptorium.core.search import workspace_index
 from scriptorium.tui.screens.search import TOP_K, SearchScreen
 from scriptorium.tui.screens.topics import TopicsScreen

@@ -7,15 +7,15 @@ from pathlib import Path
 
 import git
 import pytest
-
 from scriptorium.core.memory import Workspace, save_topic
 from scriptorium.tui.screens.topics import TopicsScreen
 from scriptorium.tui.screens.topics_dialogs import Choice, RetireDialog
 from scriptorium.tui.widgets.block_inspector import BlockInspector
 from scriptorium.tui.widgets.diagnostics_panel import DiagnosticsPanel
+from scriptorium.tui.widgets.topic_view import BlockCard
 
 from .conftest import fix_workspace_id
-from .helpers import screen_lines
+from .helpers import screen_lines, terminal_output
 from .topics_support import build_topics, settle_until, visible_files
 
 pytestmark = pytest.mark.anyio
@@ -270,3 +270,24 @@ def test_an_inline_rejection(snap_compare, make_app, settle, terminal_size, topi
         await settle(pilot)
 
     assert snap_compare(make_app(topics_state), terminal_size=terminal_size, run_before=run_before)
+
+
+async def test_hostile_topic_text_is_shown_inertly(make_app, settle, topics_state: Path) -> None:
+    hostile = ("# Notes [@click=app.quit]x[/]\n\n"
+               "Click [@click=app.quit]here[/] \x1b[2J now \u202edesrever\u202c and \x9b31m.[^e1] ^abc12345\n\n"
+               "[^e1]: Time: `2026-01-02`; Sources: [x](../sources/openprogram/_v2/demo.md#source-6add6abac03ec4ea)\n")
+    (topics_state / "memory" / "topics" / "hostile.md").write_text(hostile, encoding="utf-8")
+    app = make_app(topics_state)
+    async with app.run_test(size=(140, 40)) as pilot:
+        screen = await open_topics(pilot, settle, "hostile.md")
+        for mode in ("view", "edit"):
+            if mode == "view":
+                await pilot.click(BlockCard)  # clicking the text runs no action hidden in it
+            else:
+                await pilot.press("e")
+            await settle(pilot)
+            text = "\n".join(screen_lines(app))
+            assert "[@click=app.quit]here[/]" in text and "␛[2J" in text
+            output = terminal_output(app)
+            assert "\x1b[2J" not in output and "\u202e" not in output and "\x9b" not in output
+        assert app.is_running and screen.editor.text == hostile  # the file itself is edited as it is

@@ -28,8 +28,17 @@ pytestmark = pytest.mark.anyio
 PROVIDER = "gated"
 
 
+class Hold:
+    """One writer run held at its first model call until the test releases it."""
+
+    def __init__(self) -> None:
+        self.entered = threading.Event()
+        self.released = threading.Event()
+
+
 class GatedWriter:
-    """Wraps the offline model: each completion waits for `gate`, then raises `error` or answers."""
+    """Wraps the offline model: raises `error` if set, else answers as the offline writer does;
+    the writer runs (batches) numbered in `holds` wait at their first call for their release."""
 
     def __init__(self) -> None:
         from scriptorium.core.writer.model import load_litellm
@@ -39,25 +48,35 @@ class GatedWriter:
         outer = self
 
         class Gated(load_litellm().CustomLLM):
-            def completion(self, *args, **kwargs):
+            def completion(self, model, messages, api_base, custom_prompt_dict, model_response, print_verbose,
+                           encoding, api_key, logging_obj, optional_params, *args, **kwargs):
                 outer.calls += 1
-                outer.entered.set()
-                if not outer.gate.wait(timeout=60):
-                    raise TimeoutError("the test never opened the gate")
+                tools = {t["function"]["name"] for t in optional_params.get("tools") or []}
+                if len(messages) == 2 and "retire_block" not in tools:  # a writer run starts
+                    outer.runs += 1
+                    hold = outer.holds.get(outer.runs)
+                    if hold is not None:
+                        hold.entered.set()
+                        if not hold.released.wait(timeout=60):
+                            raise TimeoutError("the test never released the writer")
                 if outer.error is not None:
                     raise outer.error
-                return offline.completion(*args, **kwargs)
+                return offline.completion(model, messages, api_base, custom_prompt_dict, model_response,
+                                          print_verbose, encoding, api_key, logging_obj, optional_params,
+                                          *args, **kwargs)
 
         self.handler = Gated()
         self.reset()
 
-    def reset(self, error: BaseException | None = None, *, open_gate: bool = True) -> None:
+    def reset(self, error: BaseException | None = None, hold: tuple[int, ...] = ()) -> None:
         self.calls = 0
+        self.runs = 0
         self.error = error
-        self.entered = threading.Event()
-        self.gate = threading.Event()
-        if open_gate:
-            self.gate.set()
+        self.holds = {run: Hold() for run in hold}
+
+    def release_all(self) -> None:
+        for hold in self.holds.values():
+            hold.released.set()
 
 
 @pytest.fixture(scope="module")
@@ -76,7 +95,7 @@ def writer(gated_writer: GatedWriter, demo_state: Path, monkeypatch: pytest.Monk
     set_config_value(demo_state, "writer.model", f"{PROVIDER}/test")
     gated_writer.reset()
     yield gated_writer
-    gated_writer.gate.set()  # never leave a worker thread waiting
+    gated_writer.release_all()  # never leave a worker thread waiting
 
 
 async def wait_until(pilot, condition, what: str, timeout: float = 30.0) -> None:
@@ -107,7 +126,9 @@ async def test_writing_a_branch_keeps_the_app_responsive_then_shows_the_outcome_
     head = store.head(sid)
     other = next(tip for tip in store.list_branches(sid) if tip != head)
     owed = [t.id for t in pending(store, sid, head, WORKSPACE)]
-    writer.reset(open_gate=False)
+    set_config_value(demo_state, "writer.trigger_tokens", 60)  # the branch takes several batches
+    writer.reset(hold=(1, 2))
+    first, second = writer.holds[1], writer.holds[2]
     app = make_app(demo_state)
     async with app.run_test(size=(140, 40)) as pilot:
         await settle(pilot)
@@ -115,7 +136,7 @@ async def test_writing_a_branch_keeps_the_app_responsive_then_shows_the_outcome_
         assert screen.query_one(BranchGraph).selected_tip == head
         assert states(screen, owed) == {PENDING}
         await pilot.press("w")
-        await wait_until(pilot, writer.entered.is_set, "the model call")
+        await wait_until(pilot, first.entered.is_set, "the first batch's model call")
         await wait_until(pilot, lambda: f"0/{len(owed)} turns" in status_text(screen), "the progress bar")
         assert "Write branch" in status_text(screen)
 
@@ -131,7 +152,12 @@ async def test_writing_a_branch_keeps_the_app_responsive_then_shows_the_outcome_
         await pilot.press("1")
         assert app.current_mode == "sessions" and screen.job is not None and writer.calls == 1
 
-        writer.gate.set()
+        first.released.set()  # the first batch is written and marked; the second one waits
+        await wait_until(pilot, second.entered.is_set, "the second batch's model call")
+        batch = len(owed) - len(pending(store, sid, head, WORKSPACE))
+        assert 0 < batch < len(owed)
+        await wait_until(pilot, lambda: f"{batch}/{len(owed)} turns" in status_text(screen), "progress read back")
+        second.released.set()
         await settle(pilot)
         assert screen.job is None
         screen = await open_session(pilot, settle, sid)
@@ -159,7 +185,8 @@ async def test_finishing_a_session_writes_its_head_and_leaves_a_short_retry(
         await pilot.press("down", "down")  # another branch selected: finish is about the session
         await settle(pilot)
         selected = screen.query_one(BranchGraph).selected_tip
-        await pilot.press("f")
+        finish = next(c for c in app.get_system_commands(screen) if c.title == "Finish session")
+        await finish.callback()  # from the command palette, as the key `f` does
         await settle(pilot)
         text = status_text(screen)
         assert "Finish the session: ok" in text and "WRITTEN" in text
@@ -212,3 +239,18 @@ async def test_a_session_whose_last_write_failed_permanently_is_marked_with_its_
         text = status_text(screen)
         assert "failed permanently" in text and "COMMIT_REJECTED" in text
         assert "[@click=app.quit]the edit[/] deleted block ^1f227123" in text  # shown as written, inert
+
+
+async def test_the_write_actions_are_offered_once_there_is_a_session(make_app, settle, tmp_path: Path,
+                                                                      demo_state: Path) -> None:
+    empty = make_app(tmp_path / "empty")
+    async with empty.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        footer = screen_lines(empty)[-1]
+        assert "Reload" in footer and "Write branch" not in footer and "Finish session" not in footer
+    app = make_app(demo_state)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        footer = screen_lines(app)[-1]
+        assert "w Write branch" in footer and "f Finish session" in footer
+        assert {"Write branch", "Finish session"} <= {c.title for c in app.get_system_commands(app.screen)}

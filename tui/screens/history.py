@@ -18,7 +18,7 @@ from textual.worker import get_current_worker
 from scriptorium.core.sanitize import sanitize_line
 
 from ..history_model import CommitDetail, CommitRow
-from ..messages import CommitHighlighted, CommitRead, HistoryRead, RevertFinished
+from ..messages import CommitHighlighted, CommitRead, DiskChanged, HistoryRead, RevertFinished
 from ..widgets.commit_list import CommitList
 from ..widgets.commit_record import CommitRecord
 from ..widgets.diagnostics_panel import DiagnosticsPanel
@@ -61,7 +61,15 @@ class HistoryScreen(Screen):
         self.query_one("#commit-record").border_title = "Commit"
         self.query_one("#commit-changes").border_title = "Diff · topics and the rendered core"
         self.query_one(CommitRecord).show(None, "Reading the history…")
+        self.app.live.subscribe(self)
         self.load_history()
+
+    def on_unmount(self) -> None:
+        self.app.live.unsubscribe(self)
+
+    def on_disk_changed(self, message: DiskChanged) -> None:
+        if message.topics or message.memory:  # a write, an edit or a sleep elsewhere made a commit
+            self.load_history()
 
     # --- reading -----------------------------------------------------------------------
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from scriptorium.core.paths import StatePaths
+from scriptorium.core.sanitize import sanitize_line
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -12,9 +14,6 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Footer, Input, OptionList, Static
 from textual.worker import get_current_worker
-
-from scriptorium.core.paths import StatePaths
-from scriptorium.core.sanitize import sanitize_line
 
 from ..messages import DiskChanged, SearchFinished
 from ..widgets.screen_tabs import ScreenTabs

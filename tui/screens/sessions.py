@@ -16,9 +16,9 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Center, Horizontal, Middle, Vertical
 from textual.screen import Screen
+from textual.timer import Timer
 from textual.widgets import ContentSwitcher, Footer
 from textual.widgets.data_table import RowDoesNotExist
-from textual.timer import Timer
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from scriptorium.core.marker import WorkspaceIdError
@@ -60,7 +60,7 @@ class SessionsScreen(Screen):
         self.graph: SessionGraph | None = None
         self.session_id: str | None = None
         self.job: WriteJob | None = None  # the write running now (one at a time)
-        self.job_owed: set[str] | None = None  # its pending turns when it started
+        self.job_owed: frozenset[str] | None = None  # its pending turns when it started
         self.job_written = 0
         self.job_started = 0.0
         self.outcomes: dict[str, WriteOutcome] = {}  # the last write's outcome, per session
@@ -244,12 +244,13 @@ class SessionsScreen(Screen):
 
     def _start(self, job: WriteJob) -> None:
         if self.job is not None:
-            self.notify(f"Wait for the running write to end ({job_label(self.job, self.session_id)}).", severity="warning",
-                        markup=False)
+            self.notify(f"Wait for the running write to end ({job_label(self.job, self.session_id)}).",
+                        severity="warning", markup=False)
             return
         self.job, self.job_owed, self.job_written, self.job_started = job, None, 0, time.monotonic()
         self.outcomes.pop(job.session_id, None)
-        self._write_timers = [self.set_interval(0.1, self._show_write_status), self.set_interval(PROGRESS_EVERY_S, self._poll)]
+        self._write_timers = [self.set_interval(0.1, self._show_write_status),
+                              self.set_interval(PROGRESS_EVERY_S, self._poll)]
         self._show_write_status()
         self.run_write(job)
 
@@ -266,11 +267,11 @@ class SessionsScreen(Screen):
 
     def _poll(self) -> None:
         if self.job is not None and self.job_owed:
-            self.poll_progress(self.job, frozenset(self.job_owed))
+            self.poll_progress(self.job, self.job_owed)
 
     def on_write_started(self, message: WriteStarted) -> None:
         if message.job == self.job:
-            self.job_owed = message.owed
+            self.job_owed = frozenset(message.owed)
             self._show_write_status()
 
     def on_write_progress(self, message: WriteProgress) -> None:
@@ -279,18 +280,16 @@ class SessionsScreen(Screen):
             self._show_write_status()
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """A write worker ended: with the pipeline's outcome, or with an exception (shown as "error")."""
         worker = event.worker
-        if worker.group != "write" or event.state not in (WorkerState.SUCCESS, WorkerState.ERROR):
-            return
-        if self.job is None:
+        if worker.group != "write" or self.job is None:
             return
         if event.state == WorkerState.SUCCESS and isinstance(worker.result, WriteOutcome):
-            outcome = worker.result
-        else:
+            self.post_message(WriteFinished(worker.result))
+        elif event.state == WorkerState.ERROR:
             error = worker.error
-            outcome = WriteOutcome(self.job, "error", type(error).__name__, str(error), 0,
-                                   elapsed=time.monotonic() - self.job_started)
-        self.post_message(WriteFinished(outcome))
+            self.post_message(WriteFinished(WriteOutcome(self.job, "error", type(error).__name__, str(error), 0,
+                                                         elapsed=time.monotonic() - self.job_started)))
 
     def on_write_finished(self, message: WriteFinished) -> None:
         outcome = message.outcome

@@ -25,7 +25,7 @@ from textual.worker import get_current_worker
 
 from scriptorium.core.sanitize import sanitize_line
 
-from ..messages import SleepFinished, SleepProgressed, SleepStatusRead
+from ..messages import DiskChanged, SleepFinished, SleepProgressed, SleepStatusRead
 from ..safe_text import untrusted_content
 from ..widgets.diagnostics_panel import DiagnosticsPanel
 from ..widgets.diff_view import DiffView
@@ -89,7 +89,15 @@ class SleepScreen(Screen):
         self.query_one("#result-title", Static).update(untrusted_content("Nothing has run yet.", "bold"))
         self.query_one(DiffView).show("", "Run a preview (p) to see what sleep would change before anything is "
                                           "installed, or sleep now (s) to reorganize and install in one go.")
+        self.app.live.subscribe(self)
         self.load_status()
+
+    def on_unmount(self) -> None:
+        self.app.live.unsubscribe(self)
+
+    def on_disk_changed(self, message: DiskChanged) -> None:
+        if message.topics or message.memory:  # something was written: the counters moved
+            self.load_status()
 
     # --- status ------------------------------------------------------------------------
 

@@ -12,6 +12,7 @@ import posixpath
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from scriptorium.core.sanitize import sanitize_line
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -21,11 +22,25 @@ from textual.screen import Screen
 from textual.widgets import ContentSwitcher, Footer, Static, TextArea
 from textual.worker import get_current_worker
 
-from scriptorium.core.sanitize import sanitize_line
-
-from ..messages import BlockInspected, DiskChanged, TopicChanged, TopicRead, TopicsListed
-from ..topics_model import (TopicListing, block_paragraph, first_words, inspect_block, list_topics, paragraph_at,
-                            parse, read_topic, retire, save)
+from ..messages import (
+    BlockInspected,
+    DiskChanged,
+    TopicChanged,
+    TopicRead,
+    TopicsListed,
+)
+from ..topics_model import (
+    TopicListing,
+    block_paragraph,
+    first_words,
+    inspect_block,
+    list_topics,
+    paragraph_at,
+    parse,
+    read_topic,
+    retire,
+    save,
+)
 from ..widgets.block_inspector import BlockInspector
 from ..widgets.diagnostics_panel import DiagnosticsPanel
 from ..widgets.screen_tabs import ScreenTabs
@@ -64,6 +79,7 @@ class TopicsScreen(Screen):
         self.changed_on_disk = False
         self.inspected: tuple[str, int, str] | None = None
         self.requested: str | None = None  # the topic being read, until it is shown
+        self.focus_on_read = False  # move the focus to the topic once it is shown
         self._after_save: Callable[[], None] | None = None
 
     # --- layout ----------------------------------------------------------------
@@ -180,13 +196,16 @@ class TopicsScreen(Screen):
                 target = p.line
             self._go_to(target or 1)
             return
+        jump = line is not None or block_id is not None  # from a search hit or a link: look at the block
         if self.dirty:
-            self.ask_unsaved("opening another topic", lambda: self._request(path, line, block_id))
+            self.ask_unsaved("opening another topic", lambda: self._request(path, line, block_id, focus=jump))
             return
-        self._request(path, line, block_id)
+        self._request(path, line, block_id, focus=jump)
 
-    def _request(self, path: str, line: int | None = None, block_id: str | None = None) -> None:
+    def _request(self, path: str, line: int | None = None, block_id: str | None = None, *,
+                 focus: bool = False) -> None:
         self.requested = path
+        self.focus_on_read = focus
         self._read(path, line, block_id)
 
     async def on_topic_read(self, message: TopicRead) -> None:
@@ -210,6 +229,8 @@ class TopicsScreen(Screen):
             self.notify(f"topics/{message.path} no longer exists.", severity="warning", markup=False)
         self._header()
         self._follow_cursor(line)
+        if self.focus_on_read:
+            (self.editor if self.editing else self.view).focus()
 
     async def _render_view(self, line: int) -> None:
         doc = parse(self.path, self.editor.text) if self.path is not None else None
@@ -228,6 +249,7 @@ class TopicsScreen(Screen):
         if paragraph is None:
             if self.inspected is not None:
                 self.inspected = None
+                self.query_one("#inspector-scroll").border_title = "Block"
                 self.query_one(BlockInspector).show(None, "The cursor is not on a block (a heading, a footnote "
                                                           "definition or a blank line).")
             return

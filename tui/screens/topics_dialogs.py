@@ -3,6 +3,7 @@ reason, and the cited records of a block."""
 
 from __future__ import annotations
 
+from scriptorium.core.sanitize import sanitize, sanitize_line
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -10,12 +11,10 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static
 
-from scriptorium.core.sanitize import sanitize, sanitize_line
-
 from ..topics_model import CitedSource
 
 DIALOG_CSS = """
-{name} {{ align: center middle; background: $background 60%; }}
+{name} {{ align: center middle; background: $background 60%; }}  /* over app.tcss's opaque Screen */
 {name} > Vertical {{ width: 72; max-width: 90%; height: auto; max-height: 80%; padding: 1 2;
     border: round $border; background: $panel; }}
 {name} .title {{ text-style: bold; color: $text-primary; margin: 0 0 1 0; }}
@@ -27,7 +26,7 @@ DIALOG_CSS = """
 class Choice(ModalScreen[str]):
     """A question with a few answers (buttons); escape answers "cancel"."""
 
-    DEFAULT_CSS = DIALOG_CSS.format(name="Choice")
+    CSS = DIALOG_CSS.format(name="Choice")
     BINDINGS = [Binding("escape", "dismiss('cancel')", "Cancel")]
 
     def __init__(self, title: str, body: Content, choices: list[tuple[str, str, str]]) -> None:
@@ -73,7 +72,7 @@ def conflict_choice(path: str) -> Choice:
 class RetireDialog(ModalScreen[str | None]):
     """Ask why a block is retired; the reason is recorded with the retirement."""
 
-    DEFAULT_CSS = DIALOG_CSS.format(name="RetireDialog")
+    CSS = DIALOG_CSS.format(name="RetireDialog")
     BINDINGS = [Binding("escape", "dismiss(None)", "Cancel")]
 
     def __init__(self, path: str, block_id: str, words: str) -> None:
@@ -118,9 +117,9 @@ class RetireDialog(ModalScreen[str | None]):
 class SourceDialog(ModalScreen[None]):
     """The archived records a block cites, in full (plain, sanitized text)."""
 
-    DEFAULT_CSS = DIALOG_CSS.format(name="SourceDialog") + """
-    SourceDialog > Vertical { width: 100; height: 80%; }
-    SourceDialog VerticalScroll { height: 1fr; background: $surface; padding: 0 1; }
+    CSS = DIALOG_CSS.format(name="SourceDialog") + """
+    SourceDialog > Vertical { width: 100; }
+    SourceDialog VerticalScroll { height: auto; max-height: 32; background: $surface; padding: 0 1; }
     """
     BINDINGS = [Binding("escape,q,o", "dismiss(None)", "Close")]
 

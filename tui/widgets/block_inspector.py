@@ -3,11 +3,10 @@ cited record), the blocks linking to it, and the commits that changed it."""
 
 from __future__ import annotations
 
+from scriptorium.core.sanitize import sanitize_line
 from textual.content import Content
 from textual.message import Message
 from textual.widgets import Static
-
-from scriptorium.core.sanitize import sanitize_line
 
 from ..formatting import stamp
 from ..topics_model import BlockInspection

@@ -5,13 +5,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from scriptorium.core.sanitize import sanitize, sanitize_line
 from textual import events
 from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.message import Message
 from textual.widgets import Static
-
-from scriptorium.core.sanitize import sanitize, sanitize_line
 
 if TYPE_CHECKING:
     from scriptorium.core.memory import Diagnostic

@@ -5,11 +5,10 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from scriptorium.core.sanitize import sanitize_line
 from textual.content import Content
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
-
-from scriptorium.core.sanitize import sanitize_line
 
 if TYPE_CHECKING:
     from scriptorium.core.search import Hit

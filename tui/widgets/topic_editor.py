@@ -3,12 +3,28 @@
 from __future__ import annotations
 
 from rich.text import Text
+from scriptorium.core.sanitize import sanitize
 from textual.widgets import TextArea
+
+
+def shown(line: str) -> str:
+    """`line` as the terminal may show it: what `sanitize` would change becomes one visible
+    mark per character (its control picture, else U+FFFD), so columns still match the text."""
+    safe = sanitize(line)
+    if safe == line:
+        return line
+    out = []
+    for ch in line:
+        mark = sanitize(ch)
+        out.append(ch if mark == ch else mark if len(mark) == 1 else "\ufffd")
+    return "".join(out)
 
 
 class TopicEditor(TextArea):
     """Markdown highlighting, line numbers (diagnostics name lines), soft wrap for prose.
-    `mark(lines)` underlines the offending lines of a rejection until the next save."""
+    `mark(lines)` underlines the offending lines of a rejection until the next save.
+    The text is edited as it is; only its display is made safe (escape sequences and
+    bidi overrides never reach the terminal)."""
 
     COMPONENT_CLASSES = TextArea.COMPONENT_CLASSES | {"topic-editor--rejected"}
 
@@ -29,6 +45,7 @@ class TopicEditor(TextArea):
 
     def get_line(self, line_index: int) -> Text:
         line = super().get_line(line_index)
+        line.plain = shown(line.plain)
         if line_index + 1 in self.marked:
             line.stylize(self.get_component_rich_style("topic-editor--rejected", partial=True))
         return line

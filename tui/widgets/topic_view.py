@@ -5,14 +5,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from scriptorium.core.sanitize import sanitize
 from textual import events
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.message import Message
 from textual.widgets import Static
-
-from scriptorium.core.sanitize import sanitize
 
 from ..topics_model import footnote_numbers
 
@@ -121,7 +120,7 @@ class TopicView(VerticalScroll, can_focus=True):
     ]
 
     class Selected(Message):
-        """A block was selected (by key or click); `line` is its first line (1-based)."""
+        """A block was selected (by key or click)."""
 
         def __init__(self, paragraph: Paragraph) -> None:
             super().__init__()
