@@ -23,12 +23,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import tempfile
 import time
 from pathlib import Path
 
 TESTS = Path(__file__).resolve().parent.parent / "tests"
+SHM = "/dev/shm"
 
 
 def load_world():
@@ -45,6 +47,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--operations", type=int, default=10_000)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--tmp", default=SHM if os.access(SHM, os.W_OK) else None,
+                        help="where the state directory goes (default: /dev/shm when there is one: the run "
+                             "measures correctness; fsync costs are bench/write.py's and bench/transaction.py's)")
     args = parser.parse_args(argv)
     world = load_world()
     started = time.perf_counter()
@@ -55,14 +60,14 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  {done} operations, {w.crashes} crashes, {elapsed:.0f} s ({done / elapsed:.1f} ops/s)",
                   file=sys.stderr, flush=True)
 
-    with tempfile.TemporaryDirectory(prefix="scriptorium-stress-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="scriptorium-stress-", dir=args.tmp) as tmp:
         f = world.run(args.operations, args.seed, Path(tmp) / "state", progress=progress)
     seconds = time.perf_counter() - started
 
     mix = ", ".join(f"{name} {count}" for name, count in sorted(f.ops.items(), key=lambda kv: -kv[1]))
     print(f"seed {args.seed}: {f.operations} operations in {seconds:.0f} s ({f.operations / seconds:.1f} ops/s, "
-          f"final finish included) over {f.sessions} sessions, {f.nodes} nodes, {f.reachable} recorded turns "
-          "reachable from a live tip")
+          f"final finish included; state in {args.tmp or tempfile.gettempdir()}) over {f.sessions} sessions, "
+          f"{f.nodes} nodes, {f.reachable} recorded turns reachable from a live tip")
     print(f"operations: {mix}")
     print(f"crashes injected: {f.crashes} ({f.exposing_crashes} between an install and its marks, "
           f"exposing {f.exposed} turn(s) to a redo)")

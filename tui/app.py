@@ -147,7 +147,8 @@ class ScriptoriumApp(App[int]):
 
     def action_help(self) -> None:
         if not isinstance(self.screen, HelpScreen):
-            self.push_screen(HelpScreen())
+            # Screens built only to read their bindings: cheap, and never mounted.
+            self.push_screen(HelpScreen([(mode, title, factory()) for mode, title, factory in SCREENS]))
 
     async def open_session(self, session_id: str) -> None:
         await self.switch_mode("sessions")

@@ -21,6 +21,14 @@ def ago(timestamp: float, now: float) -> str:
     return time.strftime("%Y-%m-%d", time.localtime(timestamp))
 
 
+def when(timestamp: float, now: float) -> str:
+    """`stamp`, followed by how long ago while that is recent: "2026-01-01 11:00  1 h ago"."""
+    relative = ago(timestamp, now)
+    if relative == "just now":
+        return f"{stamp(timestamp)}  just now"
+    return f"{stamp(timestamp)}  {relative} ago" if relative.endswith(("min", "h", "d")) else stamp(timestamp)
+
+
 def stamp(timestamp: float) -> str:
     """Local date and time to the minute."""
     if timestamp <= 0:

@@ -1,9 +1,11 @@
 """Live updates: files changed on disk by someone else reach the open screens.
 
-A watchdog observer (its own thread) watches the state directory — `sessions/`,
-each session's directory and `history/`, `memory/` and `memory/topics/` — without
-descending into git or runtime directories. Events are coalesced on a second thread
-(a short quiet period, a bounded delay) into one `DiskChanged` per burst, posted to
+A watchdog observer watches the state directory with four watches, whatever the
+number of sessions: the state directory and `memory/` themselves, `sessions/` and
+`memory/topics/` with everything below (events inside git and runtime directories
+are dropped). Setting the watches up walks `sessions/`, so it happens on the
+watcher's own thread, never in the app's. Events are coalesced on that thread (a
+short quiet period, a bounded delay) into one `DiskChanged` per burst, posted to
 every subscribed screen (`post_message` is thread-safe).
 
 The app's own changes do not echo: a save runs inside `own_change()`, which holds
@@ -61,7 +63,11 @@ class LiveUpdates:
         self._cond = threading.Condition()
         self._stopping = False
         self._observer: Any = None
+        self._handler = _Handler(self)
         self._watched: dict[Path, Any] = {}  # directory -> watchdog's ObservedWatch
+        self._watch_lock = threading.Lock()
+        self.ready = threading.Event()  # set once the watches are in place
+        self.error = ""  # why watching could not start, if it could not
         self._thread: threading.Thread | None = None
 
     # --- subscribers ----------------------------------------------------------
@@ -80,17 +86,12 @@ class LiveUpdates:
 
     @property
     def running(self) -> bool:
-        return self._thread is not None
+        """Watching (the watches are in place)."""
+        return self.ready.is_set()
 
     def start(self) -> None:
         if self._thread is not None or not self.paths.root.is_dir():
             return
-        from watchdog.observers import Observer
-
-        self._observer = Observer()
-        self._handler = _Handler(self)
-        self._ensure_watches()
-        self._observer.start()
         self._thread = threading.Thread(target=self._run, name="scriptorium-live", daemon=True)
         self._thread.start()
 
@@ -98,40 +99,39 @@ class LiveUpdates:
         with self._cond:
             self._stopping = True
             self._cond.notify_all()
+        if self._thread is not None and self._thread.is_alive():
+            self._thread.join()
         if self._observer is not None:
             self._observer.stop()
             if self._observer.is_alive():
                 self._observer.join()
-        if self._thread is not None and self._thread.is_alive():
-            self._thread.join()
 
     def _wanted(self) -> list[tuple[Path, bool]]:
-        """(directory, recursive) to watch, for what exists now."""
+        """(directory, recursive) to watch, of those that exist now."""
         paths = self.paths
-        wanted = [(paths.root, False), (paths.sessions, False), (paths.memory, False), (paths.memory / "topics", True)]
-        if paths.sessions.is_dir():
-            for session in paths.sessions.iterdir():
-                if session.is_dir() and not session.name.startswith("."):
-                    wanted += [(session, False), (session / "history", False)]
+        wanted = [(paths.root, False), (paths.sessions, True), (paths.memory, False), (paths.memory / "topics", True)]
         return [(directory, recursive) for directory, recursive in wanted if directory.is_dir()]
 
     def _ensure_watches(self) -> None:
-        for directory, recursive in self._wanted():
-            if directory not in self._watched:
-                try:
-                    self._watched[directory] = self._observer.schedule(self._handler, str(directory),
-                                                                       recursive=recursive)
-                except OSError:  # vanished meanwhile, or out of watches: the next event retries
-                    continue
+        """Watch what exists now (`sessions/` or `topics/` may appear after the app opened)."""
+        with self._watch_lock:
+            for directory, recursive in self._wanted():
+                if directory not in self._watched:
+                    try:
+                        self._watched[directory] = self._observer.schedule(self._handler, str(directory),
+                                                                           recursive=recursive)
+                    except OSError:  # vanished meanwhile, or out of watches: the next event retries
+                        continue
 
     def _forget_watches(self, gone: Path) -> None:
         """A watched directory was removed: drop its watches, so a new one there is watched."""
-        for directory in [d for d in self._watched if d == gone or gone in d.parents]:
-            watch = self._watched.pop(directory)
-            try:
-                self._observer.unschedule(watch)
-            except KeyError:  # watchdog already dropped it
-                pass
+        with self._watch_lock:
+            for directory in [d for d in self._watched if d == gone or gone in d.parents]:
+                watch = self._watched.pop(directory)
+                try:
+                    self._observer.unschedule(watch)
+                except KeyError:  # watchdog already dropped it
+                    pass
 
     # --- events (observer thread) --------------------------------------------
 
@@ -139,8 +139,8 @@ class LiveUpdates:
         if is_directory:
             if event_type in ("deleted", "moved"):
                 self._forget_watches(path)
-            if event_type in ("created", "moved"):
-                self._ensure_watches()
+            if event_type in ("created", "moved") and path.parent in (self.paths.root, self.paths.memory):
+                self._ensure_watches()  # sessions/, memory/ or topics/ appeared
             if self._kind(path) is None or event_type == "modified":
                 return
         elif self._kind(path) is None:
@@ -190,9 +190,22 @@ class LiveUpdates:
         with self._cond:
             self._known.update(digests)
 
-    # --- coalescing (flusher thread) ---------------------------------------------------
+    # --- the watcher's thread: set up, then coalesce -----------------------------------
 
     def _run(self) -> None:
+        from watchdog.observers import Observer
+
+        with self._cond:
+            if self._stopping:
+                return
+            self._observer = Observer()
+        try:
+            self._ensure_watches()
+            self._observer.start()
+        except OSError as exc:  # no inotify left, say: the app works on, without live updates
+            self.error = str(exc)
+            return
+        self.ready.set()
         while True:
             with self._cond:
                 while not self._stopping:

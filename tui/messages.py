@@ -162,12 +162,13 @@ class TopicChanged(Message):
 
 
 class BlockInspected(Message):
-    """The inspector's data for the block under the cursor."""
+    """The inspector's data for the block under the cursor (None: `error` says why not)."""
 
-    def __init__(self, key: tuple[str, int, str], inspection: BlockInspection) -> None:
+    def __init__(self, key: tuple[str, int, str], inspection: BlockInspection | None, error: str = "") -> None:
         super().__init__()
         self.key = key
         self.inspection = inspection
+        self.error = error
 
 
 class SearchFinished(Message):

@@ -124,7 +124,8 @@ def _merge(repo: git.Repo, tmp: Path, ours: bytes, base: bytes, theirs: bytes, s
         with_extended_output=True, with_exceptions=False, stdout_as_string=False,
         strip_newline_in_stdout=False)
     if status < 0 or status > 127:
-        raise WorkspaceError(f"git merge-file failed: {err.decode('utf-8', errors='replace') if isinstance(err, bytes) else err}")
+        detail = err.decode("utf-8", errors="replace") if isinstance(err, bytes) else err
+        raise WorkspaceError(f"git merge-file failed: {detail}")
     return out, status == 0
 
 

@@ -25,6 +25,6 @@ from .reorganize import SleepPreview, SleepResult, install_preview, sleep
 
 __all__ = [
     "OFFLINE_MODEL", "BackfillResult", "BatchResult", "MigrationResult", "Progress", "SleepDue", "SleepPreview",
-    "SleepResult", "WriteResult", "backfill", "finish", "install_preview", "migrate", "register_provider", "resolve_model", "sleep", "sleep_due", "trigger_tokens",
-    "write",
+    "SleepResult", "WriteResult", "backfill", "finish", "install_preview", "migrate", "register_provider",
+    "resolve_model", "sleep", "sleep_due", "trigger_tokens", "write",
 ]

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from scriptorium.core.cli import main
-from scriptorium.core.memory import LockBusy, Workspace, save_topic
+from scriptorium.core.memory import LockBusy, Workspace, retire_block, save_topic
 from scriptorium.core.memory.revert import RevertError, revert_commit
 
 from .support import Seeded, git, git_agrees, snapshot
@@ -50,6 +50,19 @@ def test_reverting_a_write_retires_the_blocks_it_created(seeded: Seeded) -> None
     assert seeded.cache in retired and retired[seeded.cache] == f"reverted with commit {second[:12]}"
     assert len(retired) == 2  # the cache block and the core's block
     assert [p.block_id for p in ws.topic("people/ada.md").blocks] == seeded.ada  # the earlier write stays
+
+
+def test_a_retired_block_comes_back_under_a_new_id(seeded: Seeded) -> None:
+    ws = seeded.ws
+    text = ws.read_topic("projects/cache.md")
+    retired = retire_block(ws, "projects/cache.md", seeded.cache, "stale")
+    assert retired.outcome == "installed" and ws.read_topic("projects/cache.md") is None
+    result = revert_commit(ws, retired.commit)
+    assert result.outcome == "installed", result.diagnostics
+    [block] = ws.topic("projects/cache.md").blocks
+    assert block.content == f"The cache is sized by [Ada](../people/ada.md#^{seeded.ada[1]})."
+    assert block.block_id != seeded.cache and result.created_blocks == [block.block_id]  # ids are never reused
+    assert ws.read_topic("projects/cache.md") == text.replace(seeded.cache, block.block_id)
 
 
 def test_later_changes_elsewhere_in_the_file_survive(seeded: Seeded) -> None:
@@ -111,7 +124,8 @@ def test_cli_shape_and_exit_codes(seeded: Seeded, capsys: pytest.CaptureFixture[
     edited = edit(ws, "people/ada.md", "green tea", "rooibos")
     code, doc, _ = run(capsys, state, "revert", edited[:10], "--json")
     assert code == 0 and set(doc) == {"outcome", "commit", "changed_files", "diagnostics"}
-    assert doc["outcome"] == "installed" and doc["commit"] == head(ws) and "topics/people/ada.md" in doc["changed_files"]
+    assert doc["outcome"] == "installed" and doc["commit"] == head(ws)
+    assert "topics/people/ada.md" in doc["changed_files"]
 
     code, doc, _ = run(capsys, state, "revert", git(ws, "rev-parse", "HEAD~3").strip(), "--json")
     assert code == 1 and doc["outcome"] == "rejected" and doc["commit"] is None

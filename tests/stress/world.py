@@ -839,8 +839,8 @@ def _nothing() -> Iterator[None]:
 
 # -- the seeded run -----------------------------------------------------------------------------
 
-WEIGHTS = {"append": 40, "tool": 4, "retry": 5, "reask": 4, "rewind": 4, "compact": 3, "spawn": 3,
-           "write": 24, "finish": 6, "sleep": 2}
+WEIGHTS = {"append": 44, "tool": 4, "retry": 5, "reask": 4, "rewind": 4, "compact": 3, "spawn": 3,
+           "write": 18, "finish": 6, "sleep": 2}
 CRASH_RATE = 0.3  # of write-type operations that arm a crash (a plan waits until it fires)
 
 

@@ -65,12 +65,13 @@ def build(state: Path) -> Built:
     database = ws.topic("billing.md").blocks[0].block_id
     with ws.transaction("write", "queue notes") as txn:
         txn.archive(records[4:])
-        txn.write_topic("ops/queues.md", f"# Queues\n\nThe billing queue feeds [the database](../billing.md#^{database})."
-                        "[^e1]\n\n[^e1]: Time: `2025-12-31`; Sources: [queue](openprogram/billing/m5)\n\n"
+        txn.write_topic("ops/queues.md", "# Queues\n\nThe billing queue feeds "
+                        f"[the database](../billing.md#^{database}).[^e1]\n\n"
+                        "[^e1]: Time: `2025-12-31`; Sources: [queue](openprogram/billing/m5)\n\n"
                         f"{INVOICES}[^e2]\n\n[^e2]: Time: `2025-12-31`; Sources: [again](openprogram/billing/m7)\n")
         _installed(txn.commit())
     duplicate = ws.topic("ops/queues.md").blocks[1].block_id
-    text = ws.read_topic("ops/queues.md").replace("The billing queue feeds", "The billing queue runs on RabbitMQ and feeds")
+    text = ws.read_topic("ops/queues.md").replace("queue feeds", "queue runs on RabbitMQ and feeds")
     _installed(save_topic(ws, "ops/queues.md", text, summary="queues: name the broker"))
     return Built(state, database, duplicate)
 

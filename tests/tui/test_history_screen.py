@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from scriptorium.core.memory import Workspace
+from scriptorium.core.memory import Workspace, save_topic
 from scriptorium.tui.history_model import list_commits
 from scriptorium.tui.screens.history import HistoryScreen
 from scriptorium.tui.widgets.commit_list import CommitList
@@ -16,6 +16,7 @@ from scriptorium.tui.widgets.diff_view import parse_diff
 
 from .helpers import screen_lines
 from .memory_history import Built, build, fix_git, head, memory_bytes
+from .topics_support import Probe, settle_until
 
 pytestmark = pytest.mark.anyio
 
@@ -116,6 +117,23 @@ async def test_a_revert_that_breaks_a_later_block_is_rejected(make_app, settle, 
         assert "rejected" in shown and "link-resolves" in shown
         assert len(list_commits(built.state)) == len(screen.commits) == 4
     assert memory_bytes(built.state) == before and head(built.state) == commit
+
+
+async def test_a_commit_made_elsewhere_appears_without_a_reload(make_app, settle, built: Built) -> None:
+    app = make_app(built.state)
+    async with app.run_test(size=(160, 48)) as pilot:
+        screen = await open_history(app, pilot, settle)
+        looking_at = screen.detail.row.sha
+        await settle_until(pilot, settle, lambda: app.live.running)
+        probe = Probe()
+        app.live.subscribe(probe)
+        ws = Workspace(built.state)
+        result = save_topic(ws, "billing.md", ws.read_topic("billing.md").replace("Postgres 16", "Postgres 17"))
+        assert result.outcome == "installed"
+        await probe.until(lambda m: "billing.md" in m.topics)
+        await settle_until(pilot, settle, lambda: screen.commits[0].sha == result.commit)
+        assert screen.detail.row.sha == looking_at  # the cursor stays on the commit being read
+        assert "edit topics/billing.md" in text(app)
 
 
 async def test_a_state_without_memory_has_no_history(make_app, settle, tmp_path: Path) -> None:

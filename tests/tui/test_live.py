@@ -34,6 +34,7 @@ def live(topics_state: Path):
     probe = Probe()
     watcher.subscribe(probe)
     watcher.start()
+    assert watcher.ready.wait(10), watcher.error
     yield watcher, probe
     watcher.stop()
 

@@ -9,7 +9,7 @@ import git
 import pytest
 from scriptorium.core.memory import Workspace, save_topic
 from scriptorium.tui.screens.topics import TopicsScreen
-from scriptorium.tui.screens.topics_dialogs import Choice, RetireDialog
+from scriptorium.tui.screens.topics_dialogs import Choice, RetireDialog, SourceDialog
 from scriptorium.tui.widgets.block_inspector import BlockInspector
 from scriptorium.tui.widgets.diagnostics_panel import DiagnosticsPanel
 from scriptorium.tui.widgets.topic_view import BlockCard
@@ -130,18 +130,26 @@ async def test_the_inspector_shows_citations_backlinks_and_history(make_app, set
         text = inspector_text(screen)
         assert "openprogram/demo/d2" in text and "core.md:3" in text and "created" in text
 
-        # the cited record opens in full
+        # the cited record opens in full: from the inspector, and from the citation link in the text
         await pilot.press("ctrl+o")
         await settle(pilot)
+        assert isinstance(app.screen, SourceDialog)
         assert any("Size the shared build cache at 50 GB" in row for row in screen_lines(app))
         await pilot.press("escape")
+        card = screen.view.cards[1]
+        await card.run_action(f"cite('{card.paragraph.citations[0].id}')")
+        await settle(pilot)
+        assert isinstance(app.screen, SourceDialog)
+        assert any("Rust target directories are cached only" in row for row in screen_lines(app))
+        await pilot.press("escape")
+
+        # a backlink opens the linking block
+        screen.inspector.action_jump(0)
+        await settle(pilot)
+        assert screen.path == "core.md" and screen.view.paragraph.block_id == view.backlinks[0].block_id
 
         # a block edited later has that commit in its history too
-        await pilot.press("1")
-        await pilot.app.switch_mode("topics")
-        screen.open_topic("core.md")
-        await settle(pilot)
-        history = screen.query_one(BlockInspector).view.history
+        history = screen.inspector.view.history
         assert [h.change for h in history] == ["edited", "created"]
 
 

@@ -217,7 +217,7 @@ async def test_a_failed_write_shows_its_outcome_code_and_reason(make_app, settle
         text = status_text(screen)
         outcome = "permanent" if flagged else "retryable"
         assert f"Write branch {owed[-1][:8]}: {outcome}" in text and code in text and "the provider said no" in text
-        assert "nothing marked" in text
+        assert "the unwritten turns stay pending" in text
         assert states(screen, owed) == {PENDING}
         row = listed_row(app, "Checkout latency regression")
         assert row.strip().startswith("!") is flagged  # the list marks a permanent failure

@@ -6,32 +6,43 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.content import Content
-from textual.screen import ModalScreen
+from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
 
 from ..glyphs import GLYPHS, LABELS
 
-KEYS = [
-    ("Everywhere", [
-        ("1 … 9", "switch screen (the numbers in the top bar)"),
-        ("ctrl+p", "command palette: every action, and sessions by title"),
-        ("t", "switch between the dark and the light theme (remembered)"),
-        ("?", "this help"),
-        ("q", "quit"),
-    ]),
-    ("Sessions", [
+GLOBAL_KEYS = [
+    ("1 … 7", "switch screen (the numbers in the top bar)"),
+    ("ctrl+p", "command palette: every action, and sessions by title"),
+    ("t", "switch between the dark and the light theme (remembered)"),
+    ("?", "this help"),
+    ("q", "quit"),
+]
+
+# Keys a screen's bindings don't show (navigation inside its widgets); the rest of each
+# section is read from the screen's own BINDINGS, so the help can never fall behind.
+NAVIGATION = {
+    "sessions": [
         ("tab / shift+tab", "move between the session list, branches, graph and detail"),
         ("↑ ↓", "choose a session, a branch, or a turn in the graph"),
-        ("[ ]", "previous / next live branch of the session"),
-        ("enter", "in the graph: select the branch of the turn under the cursor"),
+        ("enter", "in the graph: the branch of the turn under the cursor"),
         ("home end", "in the graph: first / last turn"),
-        ("r", "read the sessions again from disk"),
-    ]),
-    ("Core", [
-        ("i", "always-on injection on / off (config: core.inject)"),
-        ("r", "read the core again"),
-    ]),
-]
+    ],
+    "topics": [("↑ ↓ enter", "in the rendered view: choose a block; enter edits there")],
+    "search": [("enter", "open the selected hit in Topics")],
+    "history": [("↑ ↓", "choose a commit")],
+}
+
+
+def screen_keys(screen: Screen) -> list[tuple[str, str]]:
+    """The keys shown for a screen's own bindings, as (key, description)."""
+    out = []
+    for binding in screen.BINDINGS:
+        if isinstance(binding, Binding) and binding.show and binding.description:
+            key = binding.key_display or ", ".join(k.replace("_", " ") for k in binding.key.split(","))
+            out.append((key.replace("left square bracket", "[").replace("right square bracket", "]"), binding.description))
+    return out
+
 
 STATE_HELP = {
     "written": "written to memory by this workspace",
@@ -43,10 +54,13 @@ STATE_HELP = {
 }
 
 
-def help_content() -> Content:
+def help_content(screens: list[tuple[str, str, Screen]]) -> Content:
+    """Help for the app: global keys, then each screen's keys, then the graph legend."""
+    sections = [("Everywhere", GLOBAL_KEYS)]
+    sections += [(title, NAVIGATION.get(mode, []) + screen_keys(screen)) for mode, title, screen in screens]
     lines: list[Content] = [Content.styled("Scriptorium — branch-aware memory for AI agents", "bold $text-primary"),
                             Content("")]
-    for section, keys in KEYS:
+    for section, keys in sections:
         lines.append(Content.styled(section, "bold"))
         for key, what in keys:
             lines.append(Content.assemble(("  " + key.ljust(18), "$text-accent"), what))
@@ -70,9 +84,13 @@ class HelpScreen(ModalScreen[None]):
     }
     """
 
+    def __init__(self, screens: list[tuple[str, str, Screen]]) -> None:
+        super().__init__()
+        self.screens = screens
+
     def compose(self) -> ComposeResult:
         with VerticalScroll():
-            yield Static(help_content())
+            yield Static(help_content(self.screens))
 
     def action_dismiss(self) -> None:
         self.dismiss(None)

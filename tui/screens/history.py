@@ -174,8 +174,8 @@ class HistoryScreen(Screen):
             self.load_history()
         else:
             count = len(result.diagnostics)
-            await panel.show(result.diagnostics, None,
-                             f"Revert of {short} rejected ({count} problem{'s' if count != 1 else ''}): nothing changed")
+            problems = f"{count} problem{'s' if count != 1 else ''}"
+            await panel.show(result.diagnostics, None, f"Revert of {short} rejected ({problems}): nothing changed")
             self.notify(f"Revert of {short} rejected: nothing changed", severity="warning", markup=False)
 
     def action_reload(self) -> None:

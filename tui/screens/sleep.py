@@ -94,6 +94,8 @@ class SleepScreen(Screen):
 
     def on_unmount(self) -> None:
         self.app.live.unsubscribe(self)
+        if self._cancel is not None:  # the app is closing: stop the run before it installs
+            self._cancel.set()
 
     def on_disk_changed(self, message: DiskChanged) -> None:
         if message.topics or message.memory:  # something was written: the counters moved
@@ -226,7 +228,8 @@ class SleepScreen(Screen):
         elif result.outcome == "ok":
             done = f"Installed as {result.commit[:12]}" if result.commit else "Nothing changed"
             progress.ended("✓", "$node-written", f"{done}: {result.message}", took)
-            title.update(untrusted_content(f"{done} · {files} topic file{plural} changed", "bold"))
+            title.update(untrusted_content(f"{done} · {files} topic file{plural} changed" if result.commit
+                                           else result.message, "bold"))
             self.query_one(DiffView).show(diff, "Sleep changed nothing.")
         elif result.code == "CANCELLED":
             progress.ended("■", "$text-warning", "Cancelled: nothing was installed", took)

@@ -77,7 +77,9 @@ class TopicsScreen(Screen):
         self.diagnostics: list[Diagnostic] = []
         self.saving = False
         self.changed_on_disk = False
-        self.inspected: tuple[str, int, str] | None = None
+        self.inspected: tuple[str, int, str] | None = None  # the block the inspector shows (or is reading)
+        self._next_inspection: tuple[tuple[str, int, str], TopicDoc, Paragraph] | None = None
+        self._inspecting = False
         self.requested: str | None = None  # the topic being read, until it is shown
         self.focus_on_read = False  # move the focus to the topic once it is shown
         self._after_save: Callable[[], None] | None = None
@@ -85,41 +87,43 @@ class TopicsScreen(Screen):
     # --- layout ----------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
+        # Kept as attributes: a large topic puts hundreds of blocks in the DOM, and
+        # every event here would otherwise search it for these widgets.
+        self.topic_tree = TopicTree(id="topic-tree")
+        self.header = Static(id="topic-header", markup=False)
+        self.modes = ContentSwitcher(initial="view", id="modes")
+        self.view = TopicView(id="view")
+        self.editor = TopicEditor(id="editor")
+        self.problems = DiagnosticsPanel(id="diagnostics")
+        self.inspector_scroll = VerticalScroll(id="inspector-scroll")
+        self.inspector = BlockInspector(id="inspector")
         yield ScreenTabs("topics")
         with Horizontal(id="topics-body"):
-            yield TopicTree(id="topic-tree")
+            yield self.topic_tree
             with Vertical(id="center"):
-                yield Static(id="topic-header", markup=False)
-                with ContentSwitcher(initial="view", id="modes"):
-                    yield TopicView(id="view")
-                    yield TopicEditor(id="editor")
+                yield self.header
+                with self.modes:
+                    yield self.view
+                    yield self.editor
             with Vertical(id="side"):
-                yield DiagnosticsPanel(id="diagnostics")
-                with VerticalScroll(id="inspector-scroll"):
-                    yield BlockInspector(id="inspector")
+                yield self.problems
+                with self.inspector_scroll:
+                    yield self.inspector
         yield Footer()
 
     @property
-    def editor(self) -> TopicEditor:
-        return self.query_one(TopicEditor)
-
-    @property
-    def view(self) -> TopicView:
-        return self.query_one(TopicView)
-
-    @property
     def editing(self) -> bool:
-        return self.query_one("#modes", ContentSwitcher).current == "editor"
+        return self.modes.current == "editor"
 
     @property
     def dirty(self) -> bool:
         return self.path is not None and self.editor.text != (self.base or "")
 
     def on_mount(self) -> None:
-        self.query_one("#topic-tree").border_title = "Topics"
-        self.query_one("#diagnostics").border_title = "Rejected"
-        self.query_one("#inspector-scroll").border_title = "Block"
-        self.query_one(BlockInspector).show(None, "Select a block to see its citations, backlinks and history.")
+        self.topic_tree.border_title = "Topics"
+        self.problems.border_title = "Rejected"
+        self.inspector_scroll.border_title = "Block"
+        self.inspector.show(None, "Select a block to see its citations, backlinks and history.")
         self._header()
         self.app.live.subscribe(self)
         self.app.quit_guards.append(self.may_quit)
@@ -131,7 +135,7 @@ class TopicsScreen(Screen):
             self.app.quit_guards.remove(self.may_quit)
 
     def _header(self) -> None:
-        header = self.query_one("#topic-header", Static)
+        header = self.header
         if self.path is None:
             listing = self.listing
             note = ("Reading topics…" if listing is None else
@@ -171,16 +175,20 @@ class TopicsScreen(Screen):
         if not get_current_worker().is_cancelled:
             self.post_message(TopicRead(path, text, line))
 
-    @work(thread=True, exclusive=True, group="inspect")
+    @work(thread=True, group="inspect")
     def _inspect(self, key: tuple[str, int, str], doc: TopicDoc, paragraph: Paragraph) -> None:
+        """One inspection at a time (git runs here); the screen asks for the latest block next."""
+        import git
+
         backlinks = self.listing.backlinks if self.listing is not None else {}
-        inspection = inspect_block(self.app.state_dir, doc, paragraph, backlinks)
-        if not get_current_worker().is_cancelled:
-            self.post_message(BlockInspected(key, inspection))
+        try:
+            self.post_message(BlockInspected(key, inspect_block(self.app.state_dir, doc, paragraph, backlinks)))
+        except (OSError, ValueError, git.GitError) as exc:
+            self.post_message(BlockInspected(key, None, str(exc) or type(exc).__name__))
 
     def on_topics_listed(self, message: TopicsListed) -> None:
         self.listing = message.listing
-        self.query_one(TopicTree).show(message.listing, self.path)
+        self.topic_tree.show(message.listing, self.path)
         if self.path is None and self.requested is None and message.listing.topics:
             first = next((t for t in message.listing.topics if t.is_core), message.listing.topics[0])
             self.open_topic(first.path)
@@ -217,8 +225,8 @@ class TopicsScreen(Screen):
         self.editor.load_text(message.text or "")
         self.editor.mark(set())
         self.diagnostics = []
-        await self.query_one(DiagnosticsPanel).show([], None)
-        self.query_one(TopicTree).select_path(message.path)
+        await self.problems.show([], None)
+        self.topic_tree.select_path(message.path)
         line = message.line
         if line is None:  # the first block, else the top
             doc = parse(message.path, message.text or "")
@@ -249,21 +257,36 @@ class TopicsScreen(Screen):
         if paragraph is None:
             if self.inspected is not None:
                 self.inspected = None
-                self.query_one("#inspector-scroll").border_title = "Block"
-                self.query_one(BlockInspector).show(None, "The cursor is not on a block (a heading, a footnote "
+                self.inspector_scroll.border_title = "Block"
+                self.inspector.show(None, "The cursor is not on a block (a heading, a footnote "
                                                           "definition or a blank line).")
             return
         key = (doc.path, paragraph.start, paragraph.block_id or "")
         if key == self.inspected:
             return
         self.inspected = key
-        self._inspect(key, doc, paragraph)
+        self._next_inspection = (key, doc, paragraph)
+        if not self._inspecting:
+            self._start_inspection()
+
+    def _start_inspection(self) -> None:
+        """Holding ↓ in a long topic asks for many blocks: only the last one is inspected."""
+        if self._next_inspection is not None:
+            self._inspecting = True
+            self._inspect(*self._next_inspection)
+            self._next_inspection = None
 
     def on_block_inspected(self, message: BlockInspected) -> None:
+        self._inspecting = False
         if message.key == self.inspected:
-            self.query_one(BlockInspector).show(message.inspection)
-            title = f"Block ^{message.inspection.block_id}" if message.inspection.block_id else "New paragraph"
-            self.query_one("#inspector-scroll").border_title = title
+            view = message.inspection
+            if view is None:
+                self.inspector.show(None, f"This block cannot be inspected: {sanitize_line(message.error)}")
+            else:
+                self.inspector.show(view)
+            self.inspector_scroll.border_title = (f"Block ^{view.block_id}" if view and view.block_id else
+                                                  "New paragraph" if view else "Block")
+        self._start_inspection()
 
     def on_text_area_selection_changed(self, event: TextArea.SelectionChanged) -> None:
         if self.editing:
@@ -280,7 +303,7 @@ class TopicsScreen(Screen):
     # --- modes ---------------------------------------------------------------------------
 
     def _go_to(self, line: int) -> None:
-        self.query_one("#modes", ContentSwitcher).current = "editor"
+        self.modes.current = "editor"
         self.editor.go_to_line(line)
         self.editor.focus()
         self._follow_cursor(line)
@@ -300,7 +323,7 @@ class TopicsScreen(Screen):
         if not self.editing:
             return
         line = self.editor.cursor_location[0] + 1
-        self.query_one("#modes", ContentSwitcher).current = "view"
+        self.modes.current = "view"
         await self._render_view(line)
         self.view.focus()
         self._header()
@@ -371,7 +394,7 @@ class TopicsScreen(Screen):
         here = f"topics/{path}"
         lines = {d.line for d in diagnostics if d.file == here and d.line}
         self.editor.mark(lines)
-        await self.query_one(DiagnosticsPanel).show(
+        await self.problems.show(
             diagnostics, here, f"{_count(len(diagnostics), 'problem')} — nothing was written; your draft is kept")
         if any(d.rule == "conflict" for d in diagnostics):
             self.changed_on_disk = True
@@ -398,7 +421,7 @@ class TopicsScreen(Screen):
         self.editor.mark(set())
         self.diagnostics = []
         self.changed_on_disk = False
-        await self.query_one(DiagnosticsPanel).show([], None)
+        await self.problems.show([], None)
         await self._render_view(row + 1)
         self.inspected = None
         self._follow_cursor(row + 1)
@@ -459,7 +482,7 @@ class TopicsScreen(Screen):
                 self.editor.load_text(self.base or "")
                 then()
             elif self.path is not None:
-                self.query_one(TopicTree).select_path(self.path)
+                self.topic_tree.select_path(self.path)
 
         self.app.push_screen(unsaved_choice(self.path or "", leaving), answered)
 
@@ -503,7 +526,7 @@ class TopicsScreen(Screen):
         self.open_topic(message.path, line=message.line)
 
     def on_block_inspector_open_source(self, message: BlockInspector.OpenSource) -> None:
-        view = self.query_one(BlockInspector).view
+        view = self.inspector.view
         if view is not None and view.citations:
             self.app.push_screen(SourceDialog(view.block_id, view.citations, message.index))
 
@@ -520,7 +543,7 @@ class TopicsScreen(Screen):
         self.app.call_from_thread(self.app.push_screen, SourceDialog(paragraph.block_id, sources, first))
 
     def action_open_sources(self) -> None:
-        view = self.query_one(BlockInspector).view
+        view = self.inspector.view
         if view is None:
             self.notify("No block under the cursor.", markup=False)
         elif not view.citations:

@@ -7,7 +7,7 @@ from rich.text import Text
 from textual.events import Resize
 from textual.widgets import DataTable
 
-from ..formatting import ago, stamp
+from ..formatting import when
 from ..history_model import CommitRow
 from ..messages import CommitHighlighted
 from ..safe_text import untrusted_line
@@ -71,7 +71,7 @@ class CommitList(DataTable):
         for row in commits:
             colour = colours.get(KIND_COLOURS.get(row.kind, ""), "")
             self.add_row(Text(row.sha[:8], style="dim"), Text(row.kind or "—", style=f"bold {colour}".strip()),
-                         Text(f"{stamp(row.at)}  {ago(row.at, now)}", style="dim"),
+                         Text(when(row.at, now), style="dim"),
                          untrusted_line(row.summary, width=self.summary_width), untrusted_line(files_label(row)),
                          key=row.sha)
         if keep is not None and keep in {r.sha for r in commits}:

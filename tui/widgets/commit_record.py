@@ -57,7 +57,8 @@ def record_content(detail: CommitDetail) -> Content:
                   if added is not None and removed is not None else Content.styled("binary", "$muted-text"))
         lines.append(Content.assemble(counts.pad_right(max(0, 12 - counts.cell_length)), sanitize_line(path)))
     if detail.revertable:
-        lines += [Content(""), Content.assemble(("u", "bold $text-accent"), " reverts this commit (a new, validated commit)")]
+        lines += [Content(""),
+                  Content.assemble(("u", "bold $text-accent"), " reverts this commit (a new, validated commit)")]
     return Content("\n").join(lines)
 
 

@@ -8,7 +8,7 @@ from textual.widgets import Static
 
 from scriptorium.core.sanitize import sanitize_line
 
-from ..formatting import ago, stamp
+from ..formatting import stamp, when
 from ..sleep_model import SleepStatus
 
 LABEL = 22
@@ -18,12 +18,6 @@ def until(timestamp: float, now: float) -> str:
     """How long until `timestamp`: "in 40 min", "in 15 h"."""
     delta = max(0.0, timestamp - now)
     return f"in {int(delta // 60)} min" if delta < 3600 else f"in {int(delta // 3600)} h"
-
-
-def since(timestamp: float, now: float) -> str:
-    """"5 min ago", "just now", or the date when it is long ago."""
-    text = ago(timestamp, now)
-    return f"{text} ago" if text.endswith(("min", "h", "d")) else text
 
 
 def _row(label: str, *parts: tuple[str, str] | str) -> Content:
@@ -39,16 +33,15 @@ def status_content(status: SleepStatus, now: float) -> Content:
         head = Content.assemble(("Sleep is due", "bold $node-pending"), ": ", status.explanation)
     else:
         head = Content.styled("Sleep is not due", "bold $node-written")
-    last = (f"{stamp(status.last_global_at)} ({since(status.last_global_at, now)})"
-            if status.last_global_at is not None else "never")
+    last = when(status.last_global_at, now) if status.last_global_at is not None else "never"
     commits = status.write_commits_since_global
     return Content("\n").join([
         head,
         _row("since the last sleep", _meter(status.local_batches, status.due_batches, "batches"), "   ",
              _meter(status.local_tokens, status.due_tokens, "tokens")),
         _row("last full pass", (last, "bold"),
-             (f"   {commits} write commit{'s' if commits != 1 else ''} since" if commits else "   nothing written since",
-              "$muted-text")),
+             (f"   {commits} write commit{'s' if commits != 1 else ''} since" if commits
+              else "   nothing written since", "$muted-text")),
         _row("next nightly run", (f"{stamp(status.next_run)} ({until(status.next_run, now)})", "bold"),
              ("   while `scriptorium watch` runs", "$muted-text")),
         _row("model", (sanitize_line(status.model), "bold"),
