@@ -8,11 +8,12 @@ watcher's own thread, never in the app's. Events are coalesced on that thread (a
 short quiet period, a bounded delay) into one `DiskChanged` per burst, posted to
 every subscribed screen (`post_message` is thread-safe).
 
-The app's own changes do not echo: a save runs inside `own_change()`, which holds
-reports back and records the digests of the files the save wrote
-(`acknowledge(paths)`); an event whose file still has the acknowledged digest is
-dropped. A file is reported only when its content differs from the last content
-seen, so touching or re-reading a file reports nothing.
+A screen's own changes do not echo back to it: its save runs inside
+`own_change(screen)`, which holds reports back and records the digests of the files
+the save wrote (`acknowledge(paths)`); while a file still has that digest, the change
+is reported to the other screens (the History screen shows the new commit) but not to
+the one that made it. A file is reported only when its content differs from the last
+content seen, so touching or re-reading a file reports nothing.
 """
 
 from __future__ import annotations
@@ -57,7 +58,8 @@ class LiveUpdates:
         self.max_delay_s = max_delay_s
         self._subscribers: list[MessagePump] = []
         self._pending: set[Path] = set()
-        self._known: dict[Path, str] = {}  # path -> digest last seen or written by the app
+        self._known: dict[Path, str] = {}  # path -> digest last seen
+        self._own: dict[Path, tuple[str, object]] = {}  # path -> (digest, the subscriber that wrote it)
         self._held = 0  # own changes in progress
         self._first = self._last = 0.0
         self._cond = threading.Condition()
@@ -173,22 +175,23 @@ class LiveUpdates:
     # --- the app's own changes ---------------------------------------------------
 
     @contextmanager
-    def own_change(self) -> Iterator[Callable[[Iterable[Path]], None]]:
-        """Hold reports while the app changes files; call the yielded `acknowledge(paths)`
-        with the files it changed, so the events they cause are not reported back."""
+    def own_change(self, origin: object) -> Iterator[Callable[[Iterable[Path]], None]]:
+        """Hold reports while `origin` (a subscriber) changes files; call the yielded
+        `acknowledge(paths)` with the files it changed, so they are not reported back to it."""
         with self._cond:
             self._held += 1
+
+        def acknowledge(paths: Iterable[Path]) -> None:
+            digests = {Path(p): _digest(Path(p)) for p in paths}
+            with self._cond:
+                self._own.update((path, (digest, origin)) for path, digest in digests.items())
+
         try:
-            yield self._acknowledge
+            yield acknowledge
         finally:
             with self._cond:
                 self._held -= 1
                 self._cond.notify_all()
-
-    def _acknowledge(self, paths: Iterable[Path]) -> None:
-        digests = {Path(p): _digest(Path(p)) for p in paths}
-        with self._cond:
-            self._known.update(digests)
 
     # --- the watcher's thread: set up, then coalesce -----------------------------------
 
@@ -223,22 +226,22 @@ class LiveUpdates:
             self._report(batch)
 
     def _report(self, batch: set[Path]) -> None:
-        changed: dict[str, set[str]] = {"sessions": set(), "topics": set(), "memory": set()}
+        changes: list[tuple[str, str, object]] = []  # (kind, name, the subscriber not to tell)
         digests = {path: _digest(path) for path in batch}
         with self._cond:
-            for path, digest in digests.items():
-                if self._known.get(path) == digest:
+            for path, digest in sorted(digests.items()):
+                kind = self._kind(path)
+                if self._known.get(path) == digest or kind is None:
                     continue
                 self._known[path] = digest
-                kind = self._kind(path)
-                if kind is not None:
-                    changed[kind[0]].add(kind[1])
+                own = self._own.pop(path, None)
+                changes.append((*kind, own[1] if own is not None and own[0] == digest else None))
             subscribers = list(self._subscribers)
-        if not any(changed.values()):
-            return
         for target in subscribers:
-            target.post_message(DiskChanged(frozenset(changed["sessions"]), frozenset(changed["topics"]),
-                                            frozenset(changed["memory"])))
+            seen = {kind: frozenset(name for k, name, origin in changes if k == kind and origin is not target)
+                    for kind in ("sessions", "topics", "memory")}
+            if any(seen.values()):
+                target.post_message(DiskChanged(seen["sessions"], seen["topics"], seen["memory"]))
 
 
 class _Handler:

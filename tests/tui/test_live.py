@@ -7,23 +7,21 @@ import json
 from pathlib import Path
 
 import pytest
+
 from scriptorium.core.memory import Workspace, save_topic
 from scriptorium.tui.live import LiveUpdates
 from scriptorium.tui.screens.topics import TopicsScreen
 from scriptorium.tui.widgets.topic_tree import TopicTree
 
-from .conftest import fix_workspace_id
 from .helpers import screen_lines
-from .topics_support import Probe, build_topics, settle_until
+from .topics_support import Probe, settle_until, topics_state_copy
 
 pytestmark = pytest.mark.anyio
 
 
 @pytest.fixture()
-def topics_state(tmp_path: Path) -> Path:
-    state = tmp_path / "state"
-    fix_workspace_id(state)
-    build_topics(state)
+def topics_state(tmp_path_factory: pytest.TempPathFactory, tmp_path: Path) -> Path:
+    state = topics_state_copy(tmp_path_factory, tmp_path)
     (state / "sessions" / "s1" / "history").mkdir(parents=True)
     return state
 
@@ -64,25 +62,30 @@ async def test_new_sessions_are_watched_and_git_is_not(topics_state: Path, live)
     assert message.sessions == {"s2"} and not message.topics
 
 
-async def test_own_changes_do_not_echo(topics_state: Path, live) -> None:
-    watcher, probe = live
+async def test_own_changes_do_not_echo_to_their_author(topics_state: Path, live) -> None:
+    watcher, other = live
+    author = Probe()
+    watcher.subscribe(author)
     workspace = Workspace(topics_state)
     text = workspace.read_topic("ops/deploys.md")
-    with watcher.own_change() as acknowledge:
+    with watcher.own_change(author) as acknowledge:
         result = save_topic(workspace, "ops/deploys.md", text.replace("# Deploys", "# Deploy windows"))
         acknowledge(workspace.root / name for name in result.changed_files)
     assert "topics/ops/deploys.md" in result.changed_files
-    # someone else's change after ours: the first message names only theirs
+    # the other screens hear of it (the History screen shows the commit)...
+    assert "ops/deploys.md" in (await other.until(lambda m: "ops/deploys.md" in m.topics)).topics
+    # ...the author does not: its first message is someone else's later change
     (topics_state / "memory" / "topics" / "theirs.md").write_text("# Theirs\n", encoding="utf-8")
-    message = await probe.next()
+    message = await author.next()
     assert message.topics == {"theirs.md"} and not message.memory
     # touching a file without changing it reports nothing either
     (topics_state / "memory" / "topics" / "theirs.md").write_text("# Theirs\n", encoding="utf-8")
     (topics_state / "memory" / "topics" / "again.md").write_text("# Again\n", encoding="utf-8")
-    assert (await probe.next()).topics == {"again.md"}
+    assert (await author.next()).topics == {"again.md"}
 
 
-async def test_an_external_change_to_a_topic_appears_in_the_open_app(make_app, settle, topics_state: Path) -> None:
+async def test_an_external_change_to_a_topic_appears_in_the_open_app(make_app, settle, topics_state: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     app = make_app(topics_state)
     async with app.run_test(size=(140, 40)) as pilot:
         await settle(pilot)
@@ -99,24 +102,30 @@ async def test_an_external_change_to_a_topic_appears_in_the_open_app(make_app, s
         theirs = workspace.read_topic("core.md").replace("Deploy only", "Ship only")
         assert save_topic(workspace, "core.md", theirs).outcome == "installed"
         (workspace.topics / "scratch.md").write_text("# Scratch\n", encoding="utf-8")
-        await probe.until(lambda m: "core.md" in m.topics)
-        await probe.until(lambda m: "scratch.md" in m.topics)
+        seen: set[str] = set()
+        await probe.until(lambda m: seen.update(m.topics) or {"core.md", "scratch.md"} <= seen)
         await settle_until(pilot, settle, lambda: screen.editor.text == theirs)
         await settle_until(pilot, settle, lambda: any(
             node.data == "scratch.md" for node in screen.query_one(TopicTree).root.children))
         assert any("Ship only Tuesday" in row for row in screen_lines(app))
         assert screen.base == theirs and not screen.dirty
 
-        # the app's own save does not come back as a change from disk
-        probe.messages.clear()
+        # the app's own save does not come back to the Topics screen (the other screens hear of it)
+        heard: list[frozenset[str]] = []
+        handler = TopicsScreen.on_disk_changed
+
+        async def spy(self, message):
+            heard.append(message.topics)
+            await handler(self, message)
+
+        monkeypatch.setattr(TopicsScreen, "on_disk_changed", spy)
         await pilot.press("e", *"Note: ")
         await pilot.press("ctrl+s")
         await settle(pilot)
         assert not screen.dirty and "Note: " in Workspace(topics_state).read_topic("core.md")
-        (workspace.topics / "later.md").write_text("# Later\n", encoding="utf-8")
-        message = await probe.next()
-        assert message.topics == {"later.md"}
-        assert all("core.md" not in m.topics for m in probe.messages)
+        await probe.until(lambda m: "core.md" in m.topics)  # the same report would have told the screen
+        await settle(pilot)
+        assert all("core.md" not in topics for topics in heard)
 
 
 async def test_a_draft_is_kept_when_its_file_changes_on_disk(make_app, settle, topics_state: Path) -> None:

@@ -6,25 +6,22 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+
 from scriptorium.core.search import workspace_index
 from scriptorium.tui.screens.search import TOP_K, SearchScreen
 from scriptorium.tui.screens.topics import TopicsScreen
 from scriptorium.tui.widgets.block_inspector import BlockInspector
 from scriptorium.tui.widgets.search_hits import SearchHits, query_terms
 
-from .conftest import fix_workspace_id
 from .helpers import screen_lines
-from .topics_support import build_topics
+from .topics_support import topics_state_copy
 
 pytestmark = pytest.mark.anyio
 
 
 @pytest.fixture()
-def topics_state(tmp_path: Path) -> Path:
-    state = tmp_path / "state"
-    fix_workspace_id(state)
-    build_topics(state)
-    return state
+def topics_state(tmp_path_factory: pytest.TempPathFactory, tmp_path: Path) -> Path:
+    return topics_state_copy(tmp_path_factory, tmp_path)
 
 
 async def open_search(pilot, settle) -> SearchScreen:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import git
 import pytest
+
 from scriptorium.core.memory import Workspace, save_topic
 from scriptorium.tui.screens.topics import TopicsScreen
 from scriptorium.tui.screens.topics_dialogs import Choice, RetireDialog, SourceDialog
@@ -14,9 +15,8 @@ from scriptorium.tui.widgets.block_inspector import BlockInspector
 from scriptorium.tui.widgets.diagnostics_panel import DiagnosticsPanel
 from scriptorium.tui.widgets.topic_view import BlockCard
 
-from .conftest import fix_workspace_id
 from .helpers import screen_lines, terminal_output
-from .topics_support import build_topics, settle_until, visible_files
+from .topics_support import settle_until, topics_state_copy, visible_files
 
 pytestmark = pytest.mark.anyio
 
@@ -24,11 +24,8 @@ CACHE = "infra/build-cache.md"
 
 
 @pytest.fixture()
-def topics_state(tmp_path: Path) -> Path:
-    state = tmp_path / "state"
-    fix_workspace_id(state)
-    build_topics(state)
-    return state
+def topics_state(tmp_path_factory: pytest.TempPathFactory, tmp_path: Path) -> Path:
+    return topics_state_copy(tmp_path_factory, tmp_path)
 
 
 async def open_topics(pilot, settle, path: str | None = None) -> TopicsScreen:

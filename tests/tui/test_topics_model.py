@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import git
+
 from scriptorium.core.memory import retire_block
 from scriptorium.tui.topics_model import block_history, list_topics
 

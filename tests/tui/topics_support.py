@@ -6,6 +6,7 @@ the same on every run."""
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
 from scriptorium.core.memory import Workspace, session_record
@@ -80,13 +81,32 @@ def build_topics(state: Path) -> Workspace:
     return workspace
 
 
+_TEMPLATE: list[Path] = []  # built once per test process, copied for each test
+
+
+def topics_state_copy(tmp_path_factory, tmp_path: Path) -> Path:
+    """A private state directory holding the topics above (the workspace id fixed)."""
+    from .conftest import fix_workspace_id
+
+    if not _TEMPLATE:
+        template = tmp_path_factory.mktemp("topics-template") / "state"
+        fix_workspace_id(template)
+        build_topics(template)
+        _TEMPLATE.append(template)
+    state = tmp_path / "state"
+    shutil.copytree(_TEMPLATE[0], state, symlinks=True)
+    return state
+
+
 class Probe:
-    """A live-updates subscriber for tests: records every `DiskChanged` and wakes waiters."""
+    """A live-updates subscriber for tests: records every `DiskChanged`; `next()` hands them
+    out in order (waiting, without polling, for one to arrive)."""
 
     def __init__(self) -> None:
         import threading
 
         self.messages: list = []
+        self.read = 0  # messages handed out by next()
         self._event = threading.Event()
 
     def post_message(self, message) -> bool:
@@ -95,27 +115,22 @@ class Probe:
         return True
 
     async def next(self, timeout: float = 10.0):
-        """Wait (without polling) for the next message; the message."""
         import asyncio
 
-        seen = len(self.messages)
-        while len(self.messages) == seen:
+        while self.read >= len(self.messages):
             self._event.clear()
-            if len(self.messages) != seen:
+            if self.read < len(self.messages):
                 break
             woke = await asyncio.get_running_loop().run_in_executor(None, self._event.wait, timeout)
             assert woke, "no DiskChanged arrived"
-        return self.messages[seen]
+        self.read += 1
+        return self.messages[self.read - 1]
 
     async def until(self, predicate, timeout: float = 10.0):
-        """Wait for a message (already received or to come) for which `predicate` holds."""
-        checked = 0
-        while True:
-            for message in self.messages[checked:]:
-                if predicate(message):
-                    return message
-            checked = len(self.messages)
-            await self.next(timeout)
+        """The next message for which `predicate` holds (those before it are passed over)."""
+        while not predicate(message := await self.next(timeout)):
+            pass
+        return message
 
 
 async def settle_until(pilot, settle, predicate, rounds: int = 50) -> None:

@@ -14,7 +14,7 @@ from textual.worker import get_current_worker
 from scriptorium.core.sanitize import sanitize_line
 
 from ..core_model import CoreView, load_core, set_inject
-from ..messages import CoreLoaded
+from ..messages import CoreLoaded, DiskChanged
 from ..widgets.screen_tabs import ScreenTabs
 from ..widgets.text_panel import TextPanel
 from ..widgets.token_meter import TokenMeter
@@ -63,7 +63,16 @@ class CoreScreen(Screen):
         self.query_one("#effective").border_title = "Effective injection"
         self.query_one("#meter").border_title = "Token budget"
         self.query_one("#inject-state", Static).update(Content.styled("Reading the core…", "$muted-text"))
+        self.app.live.subscribe(self)
         self.load()
+
+    def on_unmount(self) -> None:
+        self.app.live.unsubscribe(self)
+
+    def on_disk_changed(self, message: DiskChanged) -> None:
+        """A write, an edit or a sleep changed memory: the core may have changed with it."""
+        if message.topics or message.memory:
+            self.load()
 
     @work(thread=True, exclusive=True, group="core")
     def load(self) -> None:

@@ -25,7 +25,7 @@ from scriptorium.core.marker import WorkspaceIdError
 from scriptorium.core.session_store import SessionError
 
 from ..describe import describe_branch, describe_turn
-from ..messages import (BranchHighlighted, GraphFailed, GraphLoaded, SessionHighlighted, SessionsFailed,
+from ..messages import (BranchHighlighted, DiskChanged, GraphFailed, GraphLoaded, SessionHighlighted, SessionsFailed,
                         SessionsLoaded, TurnHighlighted, WriteFinished, WriteProgress, WriteStarted)
 from ..safe_text import untrusted_content
 from ..session_model import SessionGraph, SessionListing, list_sessions, load_graph
@@ -90,6 +90,15 @@ class SessionsScreen(Screen):
         self.query_one("#branch-list").border_title = "Branches"
         self.query_one("#detail").border_title = "Detail"
         self.call_after_refresh(self.load_sessions)  # paint the shell first, then read
+        self.app.live.subscribe(self)
+
+    def on_unmount(self) -> None:
+        self.app.live.unsubscribe(self)
+
+    def on_disk_changed(self, message: DiskChanged) -> None:
+        """Another process appended, imported or marked turns: read the sessions again."""
+        if message.sessions:
+            self.action_reload()
 
     # --- loading (worker threads; each builds its own store) ---------------
 

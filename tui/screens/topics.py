@@ -367,7 +367,7 @@ class TopicsScreen(Screen):
 
         root = Workspace(self.app.state_dir).root
         try:
-            with self.app.live.own_change() as acknowledge:
+            with self.app.live.own_change(self) as acknowledge:
                 result = run()
                 acknowledge(root / name for name in result.changed_files)
         except (WorkspaceError, *_TRANSACTION_ERRORS) as exc:

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from rich.text import Text
-from scriptorium.core.sanitize import sanitize
 from textual.widgets import TextArea
+
+from scriptorium.core.sanitize import sanitize
 
 
 def shown(line: str) -> str:

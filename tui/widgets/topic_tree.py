@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from rich.style import Style
 from rich.text import Text
-from scriptorium.core.sanitize import sanitize_line
 from textual.message import Message
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
+
+from scriptorium.core.sanitize import sanitize_line
 
 from ..topics_model import TopicEntry, TopicListing
 
