@@ -381,7 +381,8 @@ class SessionStore:
         path = self.session_dir(sid) / "history" / node.filename
         atomic_write_bytes(path, node.to_json_bytes(), durable=sid not in self._batches)
         st = path.stat()
-        tokens = count_tokens(node.text) if node.is_record else 0
+        # bulk writes (imports) leave counting to the first walk that needs it
+        tokens = -1 if sid in self._batches else (count_tokens(node.text) if node.is_record else 0)
         index.record_write(IndexEntry.from_node(node, node.filename, (st.st_mtime_ns, st.st_size), tokens))
 
     def append_summary(self, sid: str, covers_ids: list[str], text: str, *, node_id: str | None = None,

@@ -32,20 +32,41 @@ def append_record(runtime_dir: Path, record: dict[str, Any]) -> None:
 def read_records(runtime_dir: Path) -> list[dict[str, Any]]:
     """Every readable record, newest first; a torn or corrupt line is skipped."""
     try:
-        raw = (runtime_dir / AUDIT_NAME).read_text(encoding="utf-8", errors="replace")
+        raw = (runtime_dir / AUDIT_NAME).read_bytes()
     except FileNotFoundError:
         return []
+    return _parse(raw.splitlines())
+
+
+def _parse(lines: list[bytes]) -> list[dict[str, Any]]:
     out = []
-    for line in raw.splitlines():
+    for line in reversed(lines):
         try:
-            record = json.loads(line)
+            record = json.loads(line.decode("utf-8", errors="replace"))
         except ValueError:
             continue
         if isinstance(record, dict):
             out.append(record)
-    out.reverse()
     return out
 
 
+def _newest(runtime_dir: Path, count: int) -> list[dict[str, Any]]:
+    """The newest `count` lines' records, reading the log from its end (it only grows)."""
+    try:
+        with open(runtime_dir / AUDIT_NAME, "rb") as fh:
+            end = start = fh.seek(0, os.SEEK_END)
+            data = b""
+            while start > 0 and data.count(b"\n") <= count:
+                start = max(0, start - 65536)
+                fh.seek(start)
+                data = fh.read(end - start)
+    except FileNotFoundError:
+        return []
+    lines = data.splitlines()
+    return _parse(lines[-count:] if start == 0 else lines[1:][-count:])  # lines[0] may be cut
+
+
 def has_record(runtime_dir: Path, txn: str) -> bool:
-    return any(r.get("txn") == txn for r in read_records(runtime_dir)[:64])
+    """Whether one of the newest records is `txn`'s: recovery only ever asks about the
+    last install, so this costs the log's tail, not its whole history."""
+    return any(r.get("txn") == txn for r in _newest(runtime_dir, 64))
