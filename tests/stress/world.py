@@ -25,7 +25,7 @@ in a pure-Python DAG on which two baselines run the same operation sequence.
   and a per-thread watermark where a fork is a new thread extracted from scratch
   (codex-cli's memories).
 
-Self-contained (no relative imports): bench/stress.py loads this file by path.
+No relative imports: bench/stress.py imports this as `stress.world`, with tests/ on the path.
 """
 
 from __future__ import annotations
@@ -358,13 +358,17 @@ class Baseline:
         self.landed: Counter[str] = Counter()
 
     def _hand_over(self, batches: Iterator[tuple[list[PendingTurn], Any]], crash: tuple[int, bool] | None) -> None:
-        for i, (batch, commit) in enumerate(batches):
+        """Hand each batch over and record it (`_record`), unless the crash strikes."""
+        for i, (batch, where) in enumerate(batches):
             if crash is not None and i == crash[0]:
                 if crash[1]:
                     self.landed.update(t.id for t in batch)
                 return
             self.landed.update(t.id for t in batch)
-            commit()
+            self._record(where, batch)
+
+    def _record(self, where: Any, batch: list[PendingTurn]) -> None:
+        raise NotImplementedError
 
     def missed(self) -> int:
         return sum(1 for m in self.mirrors.values() for r in m.reachable() if not self.landed[r])
@@ -381,21 +385,23 @@ class CursorBaseline(Baseline):
         super().__init__(mirrors, threshold)
         self.cursor: dict[str, int] = {}
 
-    def _pending(self, sid: str) -> tuple[list[PendingTurn], dict[str, int]]:
-        rows = self.mirrors[sid].branch(self.mirrors[sid].head)
-        ordinal = {n.id: i for i, n in enumerate(rows)}
-        cursor = self.cursor.get(sid, -1)
-        return _turns([n for n in rows if n.kind in ("user", "assistant") and ordinal[n.id] > cursor]), ordinal
+    def _ordinals(self, sid: str) -> dict[str, int]:
+        """Each row's position in the head branch as it is unrolled now (tool rows count)."""
+        return {n.id: i for i, n in enumerate(self.mirrors[sid].branch(self.mirrors[sid].head))}
 
     def _batches(self, sid: str, drain: bool) -> Iterator[tuple[list[PendingTurn], Any]]:
         while True:
-            turns, ordinal = self._pending(sid)
+            ordinal = self._ordinals(sid)
+            cursor = self.cursor.get(sid, -1)
+            turns = _turns([n for n in self.mirrors[sid].records(self.mirrors[sid].head) if ordinal[n.id] > cursor])
             if not turns or (not drain and sum(t.tokens for t in turns) < self.threshold):
                 return
-            batch = cut_batch(turns, self.threshold)
-            yield batch, lambda: self.cursor.__setitem__(sid, max(self.cursor.get(sid, -1), ordinal[batch[-1].id]))
+            yield cut_batch(turns, self.threshold), sid
             if not drain:
                 return
+
+    def _record(self, sid: str, batch: list[PendingTurn]) -> None:
+        self.cursor[sid] = max(self.cursor.get(sid, -1), self._ordinals(sid)[batch[-1].id])
 
     def write(self, sid: str, crash: tuple[int, bool] | None = None) -> None:
         self._hand_over(self._batches(sid, False), crash)
@@ -445,10 +451,12 @@ class WatermarkBaseline(Baseline):
                 turns = _turns(records[thread.watermark:])
                 if not turns or (not drain and sum(t.tokens for t in turns) < self.threshold):
                     break
-                batch = cut_batch(turns, self.threshold)
-                yield batch, lambda t=thread, n=len(batch): setattr(t, "watermark", t.watermark + n)
+                yield cut_batch(turns, self.threshold), thread
                 if not drain:
                     return
+
+    def _record(self, thread: _Thread, batch: list[PendingTurn]) -> None:
+        thread.watermark += len(batch)
 
     def write(self, sid: str, crash: tuple[int, bool] | None = None) -> None:
         thread = self._thread(sid, self.mirrors[sid].head)
@@ -542,11 +550,11 @@ class Figures:
 class World:
     """One state directory driven by operations; see the module docstring."""
 
-    def __init__(self, state_dir: Path, *, threshold: int = THRESHOLD, tag: str = "h") -> None:
+    def __init__(self, state_dir: Path, *, threshold: int = THRESHOLD) -> None:
         self.state_dir = Path(state_dir)
         self.state_dir.mkdir(parents=True, exist_ok=True)
         set_config_value(self.state_dir, "writer.trigger_tokens", threshold)
-        self.recorder = recorder(tag)
+        self.recorder = recorder()
         self.store = SessionStore(self.state_dir)
         self.wid = workspace_id(self.state_dir)
         self.threshold = threshold
@@ -839,7 +847,7 @@ def _nothing() -> Iterator[None]:
 
 # -- the seeded run -----------------------------------------------------------------------------
 
-WEIGHTS = {"append": 44, "tool": 4, "retry": 5, "reask": 4, "rewind": 4, "compact": 3, "spawn": 3,
+WEIGHTS = {"append": 46, "tool": 4, "retry": 4, "reask": 3, "rewind": 4, "compact": 3, "spawn": 3,
            "write": 18, "finish": 6, "sleep": 2}
 CRASH_RATE = 0.3  # of write-type operations that arm a crash (a plan waits until it fires)
 
@@ -850,7 +858,7 @@ def run(operations: int, seed: int, state_dir: Path, *, check_every: int = 1, pr
     world = World(state_dir)
     for _ in range(3):
         world.new_session()
-    names, weights = zip(*WEIGHTS.items())
+    names, weights = list(WEIGHTS), list(WEIGHTS.values())
     plan: CrashPlan | None = None
     done = 0
     while done < operations:
