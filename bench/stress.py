@@ -80,7 +80,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{'baseline: watermark per thread':<34}{f.watermark['missed']:>8}{f.watermark['duplicates']:>12}")
     print()
     print(f"duplicates within the crash bound: {'yes' if not f.bound_violations else f'NO ({f.bound_violations} turns)'} "
-          f"({f.duplicates} duplicate hand-overs <= {f.exposed} exposed turns)")
+          f"({f.duplicates} turns handed over again <= {f.exposed} turns a crash left installed but unmarked)")
     outcomes = ", ".join(f"{k} {v}" for k, v in sorted(f.outcomes.items()))
     print(f"write outcomes (crashed calls excluded): {outcomes}")
     print(f"invariant violations: {len(f.violations)}")
