@@ -12,6 +12,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+import orjson
+
 ROOT_ID = "ROOT"
 NODE_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$")
 _SURROGATES = re.compile("[\ud800-\udfff]")
@@ -105,11 +107,16 @@ class Node:
         }
 
     def to_json_bytes(self) -> bytes:
-        text = json.dumps(self.to_payload(), ensure_ascii=False, separators=(",", ":"), default=str)
+        payload = self.to_payload()
+        try:
+            return orjson.dumps(payload, default=str)  # compact UTF-8, the same JSON as below
+        except (orjson.JSONEncodeError, TypeError):
+            pass  # lone surrogates, integers beyond 64 bits, deep nesting: the standard library copes
+        text = json.dumps(payload, ensure_ascii=False, separators=(",", ":"), default=str)
         try:
             return text.encode("utf-8")
         except UnicodeEncodeError:  # lone surrogates somewhere in metadata: escape, stay valid UTF-8
-            return json.dumps(self.to_payload(), ensure_ascii=True, separators=(",", ":"), default=str).encode("ascii")
+            return json.dumps(payload, ensure_ascii=True, separators=(",", ":"), default=str).encode("ascii")
 
     @classmethod
     def from_payload(cls, payload: Any) -> "Node":

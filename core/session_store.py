@@ -20,7 +20,8 @@ from typing import Any
 
 from filelock import FileLock
 
-from .fsutil import atomic_write_bytes, atomic_write_text
+from .fsutil import atomic_write_bytes, atomic_write_text, write_file_batched
+from .git_pack import PackedCommit
 from .nodes import ROLE_ALIASES, ROOT_ID, Node, clean_text, valid_node_id
 from .session_index import IndexEntry, NodeFileError, SessionIndex, bump_generation, read_node_file
 from .tokens import count_tokens
@@ -67,13 +68,15 @@ class SessionProblem:
 
 @dataclass
 class _Batch:
-    """An open batch: the session lock is held throughout; meta.json and the write
-    generation are written once, at exit."""
+    """An open batch: the session lock is held throughout; node files are streamed to
+    one pack as they are written; meta.json and the write generation are written once,
+    at exit."""
 
     message: str
     paths: set[str]
     lock: FileLock
     meta: dict[str, Any]
+    pack: PackedCommit
     wrote: bool = False
 
 
@@ -86,7 +89,9 @@ class SessionStore:
         self._indexes: dict[str, SessionIndex] = {}
         self._batches: dict[str, _Batch] = {}
         self._repos: dict[Path, Any] = {}
-        self._known: set[str] = set()  # sessions seen valid (sessions are never deleted under us)
+        self._known: dict[str, Path] = {}  # sessions seen valid (never deleted under us) -> their dir
+        self._unborn: dict[str, set[str]] = {}  # created with commit=False: init files awaiting a commit
+        self._registry_pending: dict[str, dict[str, Any]] | None = None  # see registry_deferred
 
     # --- paths and validation ----------------------------------------------
 
@@ -103,12 +108,13 @@ class SessionStore:
         return d.is_dir() and not d.is_symlink() and (d / "history").is_dir() and (d / "meta.json").is_file()
 
     def _require(self, sid: str) -> Path:
-        if sid in self._known:
-            return self.root / sid
+        known = self._known.get(sid)
+        if known is not None:
+            return known
         if not self.has_session(sid):
             raise UnknownSession(f"unknown session: {sid}")
-        self._known.add(sid)
-        return self.session_dir(sid)
+        self._known[sid] = d = self.session_dir(sid)
+        return d
 
     def session_ids(self) -> list[str]:
         if not self.root.is_dir():
@@ -132,13 +138,13 @@ class SessionStore:
             meta["head_id"] = meta["last_node_id"]
         return meta
 
-    def _write_meta(self, sid: str, meta: dict[str, Any]) -> None:
+    def _write_meta(self, sid: str, meta: dict[str, Any], *, durable: bool = True) -> None:
         batch = self._batches.get(sid)
         if batch is not None:  # written once when the batch closes
             batch.meta, batch.wrote = meta, True
             return
         data = json.dumps(meta, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-        atomic_write_bytes(self.session_dir(sid) / "meta.json", data)
+        atomic_write_bytes(self.session_dir(sid) / "meta.json", data, durable=durable)
 
     def _bump(self, sid: str) -> None:
         """Bump the write generation (see session_index); deferred inside a batch."""
@@ -154,7 +160,11 @@ class SessionStore:
 
     # --- creation ------------------------------------------------------------
 
-    def create_session(self, title: str = "", session_id: str | None = None, **extra: Any) -> str:
+    def create_session(self, title: str = "", session_id: str | None = None, *, commit: bool = True,
+                       **extra: Any) -> str:
+        """A new empty session. With `commit=False` its files join the session's first
+        commit instead of an init commit of their own, and — like a batch's — that commit
+        is their durability point (imports: fewer git processes, no fsyncs)."""
         sid = session_id or uuid.uuid4().hex[:12]
         d = self.session_dir(sid)
         if d.exists():
@@ -167,11 +177,15 @@ class SessionStore:
         meta = {"id": sid, "agent_id": "main", "title": title, "source": "scriptorium", "created_at": now,
                 "updated_at": now, "project_id": "default", "head_id": None, **extra}
         root = Node(id=ROOT_ID, seq=0, role="user", output="", caller="", metadata={"display": "root"}, created_at=now)
-        atomic_write_bytes(d / "history" / root.filename, root.to_json_bytes())
-        self._write_meta(sid, meta)
+        atomic_write_bytes(d / "history" / root.filename, root.to_json_bytes(), durable=commit)
+        self._write_meta(sid, meta, durable=commit)
         repo = self._repo(d)
-        self._commit(repo, ["meta.json", f"history/{root.filename}", "workdir/.gitkeep"], "session init")
-        self._registry_update(sid, meta)
+        init_paths = ["meta.json", f"history/{root.filename}", "workdir/.gitkeep"]
+        if commit:
+            self._commit(repo, init_paths, "session init")
+            self._registry_update(sid, meta)
+        else:
+            self._unborn[sid] = set(init_paths)  # the first commit also updates the registry
         return sid
 
     # --- git -----------------------------------------------------------------
@@ -224,6 +238,7 @@ class SessionStore:
         if batch is not None:
             batch.paths.update(paths)
             return
+        paths = sorted(set(paths) | self._unborn.pop(sid, set()))
         self._commit(self._repo(self.session_dir(sid)), paths, message)
 
     @contextlib.contextmanager
@@ -239,7 +254,7 @@ class SessionStore:
         lock = FileLock(str(d / ".scriptorium" / "lock"), timeout=LOCK_TIMEOUT_S)
         with lock:
             index = self.index(sid)
-            self._batches[sid] = _Batch(message, set(), lock, dict(self.meta(sid)))
+            self._batches[sid] = _Batch(message, set(), lock, dict(self.meta(sid)), PackedCommit(d))
             try:
                 yield
             finally:
@@ -248,9 +263,16 @@ class SessionStore:
                     self._write_meta(sid, batch.meta)
                     bump_generation(d)
                     index.adopt_fingerprint()
-                if batch.paths:
-                    self._commit(self._repo(d), sorted(batch.paths | {"meta.json"}), batch.message)
+                unborn = self._unborn.pop(sid, None)
+                if batch.paths or unborn:
+                    paths = sorted(batch.paths | {"meta.json"} | (unborn or set()))
+                    repo = self._repo(d)
+                    if not batch.pack.commit(paths, batch.message, name=GIT_NAME, email=GIT_EMAIL,
+                                             new_branch="refs/heads/main" if unborn else None):
+                        self._commit(repo, paths, batch.message)
                     self._registry_update(sid, batch.meta)
+                else:
+                    batch.pack.close()
                 index.save()
 
     # --- index ---------------------------------------------------------------
@@ -378,12 +400,22 @@ class SessionStore:
         return node
 
     def _write_node(self, sid: str, index: SessionIndex, node: Node) -> None:
-        path = self.session_dir(sid) / "history" / node.filename
-        atomic_write_bytes(path, node.to_json_bytes(), durable=sid not in self._batches)
-        st = path.stat()
+        st = self._write_history_file(sid, node.filename, node.to_json_bytes())
         # bulk writes (imports) leave counting to the first walk that needs it
         tokens = -1 if sid in self._batches else (count_tokens(node.text) if node.is_record else 0)
         index.record_write(IndexEntry.from_node(node, node.filename, (st.st_mtime_ns, st.st_size), tokens))
+
+    def _write_history_file(self, sid: str, filename: str, data: bytes) -> os.stat_result:
+        """Durable on its own outside a batch; inside one, cheap and streamed to its pack."""
+        batch = self._batches.get(sid)
+        if batch is None:
+            path = self.session_dir(sid) / "history" / filename
+            atomic_write_bytes(path, data)
+            return path.stat()
+        rel = f"history/{filename}"
+        st = write_file_batched(os.path.join(self.root, sid, rel), data)
+        batch.pack.add(rel, data)
+        return st
 
     def append_summary(self, sid: str, covers_ids: list[str], text: str, *, node_id: str | None = None,
                        created_at: float | None = None, commit: bool = True) -> Node:
@@ -524,9 +556,7 @@ class SessionStore:
         for node in nodes:
             old = index.entries[node.id]
             node_file = old.filename  # rewrites keep the original file name
-            path = self.session_dir(sid) / "history" / node_file
-            atomic_write_bytes(path, node.to_json_bytes(), durable=sid not in self._batches)
-            st = path.stat()
+            st = self._write_history_file(sid, node_file, node.to_json_bytes())
             fresh = IndexEntry.from_node(node, node_file, (st.st_mtime_ns, st.st_size), old.tokens)
             index.record_write(fresh)
             paths.append(f"history/{node_file}")
@@ -555,7 +585,28 @@ class SessionStore:
         out.sort(key=lambda s: -s.updated_at)
         return out, problems
 
+    @contextlib.contextmanager
+    def registry_deferred(self) -> Iterator[None]:
+        """Collect registry updates and write them once at exit: an import of a thousand
+        sessions would otherwise rewrite the whole registry a thousand times."""
+        if self._registry_pending is not None:
+            yield
+            return
+        self._registry_pending = {}
+        try:
+            yield
+        finally:
+            pending, self._registry_pending = self._registry_pending, None
+            if pending:
+                self._registry_write(pending)
+
     def _registry_update(self, sid: str, meta: dict[str, Any]) -> None:
+        if self._registry_pending is not None:
+            self._registry_pending[sid] = dict(meta)  # dict item assignment: safe across threads
+        else:
+            self._registry_write({sid: meta})
+
+    def _registry_write(self, metas: Mapping[str, Mapping[str, Any]]) -> None:
         """Keep OpenProgram's `sessions/index.json` registry in step, when there is one or
         when we create it; a corrupt registry is left for OpenProgram to rebuild."""
         path = self.root / "index.json"
@@ -569,11 +620,12 @@ class SessionStore:
                     registry = {}
                 except (OSError, ValueError):
                     return
-                entry = registry.get(sid) if isinstance(registry.get(sid), dict) else {}
-                for key in ("id", "agent_id", "title", "created_at", "updated_at", "source"):
-                    if key in meta:
-                        entry[key] = meta[key]
-                registry[sid] = entry
+                for sid, meta in metas.items():
+                    entry = registry.get(sid) if isinstance(registry.get(sid), dict) else {}
+                    for key in ("id", "agent_id", "title", "created_at", "updated_at", "source"):
+                        if key in meta:
+                            entry[key] = meta[key]
+                    registry[sid] = entry
                 atomic_write_text(path, json.dumps(registry, ensure_ascii=False, indent=2))
         except OSError:
             pass

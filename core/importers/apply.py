@@ -11,6 +11,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import orjson
+
 from ..nodes import clean_text
 from ..session_store import SessionError, SessionStore
 from .plan import PlannedNode, SessionPlan
@@ -39,7 +41,7 @@ def apply_plan(store: SessionStore, plan: SessionPlan, *,
     sid = plan.session_id
     created = not store.has_session(sid)
     if created:
-        store.create_session(title=plan.title, session_id=sid, **_clean(plan.meta))
+        store.create_session(title=plan.title, session_id=sid, commit=False, **_clean(plan.meta))
     result = ApplyResult(session_id=sid, title=plan.title, created=created)
     known = store.index(sid).entries
     missing = [n for n in plan.nodes if n.id not in known]
@@ -62,18 +64,28 @@ def apply_plan(store: SessionStore, plan: SessionPlan, *,
 
 
 def _clean(value: Any) -> Any:
-    """Transcripts can carry lone surrogates (`"\\ud800"` is valid JSON); node files are UTF-8."""
+    """Transcripts can carry lone surrogates (`"\\ud800"` is valid JSON); node files are UTF-8.
+
+    orjson refuses exactly such strings, so one fast encode settles the common case."""
+    try:
+        orjson.dumps(value, default=str)
+        return value
+    except (orjson.JSONEncodeError, TypeError):
+        return _clean_deep(value)
+
+
+def _clean_deep(value: Any) -> Any:
     if isinstance(value, str):
         return clean_text(value)
-    if isinstance(value, list):
-        return [_clean(v) for v in value]
+    if isinstance(value, (list, tuple)):
+        return type(value)(_clean_deep(v) for v in value)
     if isinstance(value, dict):
-        return {_clean(k): _clean(v) for k, v in value.items()}
+        return {_clean_deep(k): _clean_deep(v) for k, v in value.items()}
     return value
 
 
 def _append(store: SessionStore, sid: str, node: PlannedNode) -> None:
-    text, name, args, metadata = _clean(node.text), _clean(node.name), _clean(node.input), _clean(node.metadata)
+    text, name, args, metadata = _clean((node.text, node.name, node.input, node.metadata))
     if node.kind == "summary":
         store.append_summary(sid, node.covers, text, node_id=node.id, created_at=node.created_at)
     elif node.kind == "spawn":

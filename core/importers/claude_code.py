@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from ..nodes import ROOT_ID
-from .jsonl import iter_records, peek_records
+from .jsonl import discover_jsonl, iter_records, peek_records
 from .plan import PlannedNode, SessionPlan, ToolTracker, as_text, parse_time, safe_id, shown, str_field, title_of
 
 KIND = "claude-code"
@@ -279,22 +279,15 @@ def _session_of(path: Path) -> tuple[str, bool] | None:
 def discover(paths: Iterable[Path]) -> list[Path]:
     """Transcript files under the given files/directories, plus the family of each file
     given directly (a sub-agent file needs its main session to find its spawning turn)."""
-    found: dict[Path, None] = {}
-    for path in paths:
-        if path.is_dir():
-            for f in sorted(path.rglob("*.jsonl")):
-                found[f] = None
-            continue
-        found[path] = None
-        sid, sidechain = _session_of(path) or (path.stem, False)
-        if sidechain:
-            for main in (path.parent.parent.parent / f"{sid}.jsonl", path.parent / f"{sid}.jsonl"):
-                if main.is_file():
-                    found[main] = None
-        else:
-            for agent in sorted((path.parent / path.stem / "subagents").glob("agent-*.jsonl")):
-                found[agent] = None
-    return list(found)
+    return discover_jsonl(paths, _family)
+
+
+def _family(path: Path) -> list[Path]:
+    sid, sidechain = _session_of(path) or (path.stem, False)
+    if sidechain:
+        return [main for main in (path.parent.parent.parent / f"{sid}.jsonl", path.parent / f"{sid}.jsonl")
+                if main.is_file()]
+    return sorted((path.parent / path.stem / "subagents").glob("agent-*.jsonl"))
 
 
 def plan_sessions(files: Iterable[Path]) -> Iterator[SessionPlan]:

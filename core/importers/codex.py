@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from ..nodes import ROOT_ID
-from .jsonl import iter_records, peek_records
+from .jsonl import discover_jsonl, iter_records, peek_records
 from .plan import PlannedNode, SessionPlan, ToolTracker, as_text, parse_time, safe_id, shown, str_field
 
 KIND = "codex"
@@ -113,23 +113,21 @@ def _family_root(rollout: Rollout, parents: dict[str, str | None]) -> str:
 def discover(paths: Iterable[Path]) -> list[Path]:
     """Rollout files under the given paths, plus the ancestors of each file given directly
     (a fork or sub-agent needs its parent's nodes to de-duplicate its copied history)."""
-    found: dict[Path, None] = {}
-    for path in paths:
-        if path.is_dir():
-            for f in sorted(path.rglob("*.jsonl")):
-                found[f] = None
-            continue
-        found[path] = None
-        rollout, seen = read_header(path), set()
-        search = next((p for p in path.parents if p.name == "sessions"), path.parent)
-        while rollout.parent_id and rollout.parent_id not in seen:
-            seen.add(rollout.parent_id)
-            parent_file = next(iter(sorted(search.rglob(f"*{_glob_escape(rollout.parent_id)}.jsonl"))), None)
-            if parent_file is None:
-                break
-            found[parent_file] = None
-            rollout = read_header(parent_file)
-    return list(found)
+    return discover_jsonl(paths, _ancestors)
+
+
+def _ancestors(path: Path) -> list[Path]:
+    found: list[Path] = []
+    rollout, seen = read_header(path), set()
+    search = next((p for p in path.parents if p.name == "sessions"), path.parent)
+    while rollout.parent_id and rollout.parent_id not in seen:
+        seen.add(rollout.parent_id)
+        parent_file = next(iter(sorted(search.rglob(f"*{_glob_escape(rollout.parent_id)}.jsonl"))), None)
+        if parent_file is None:
+            break
+        found.append(parent_file)
+        rollout = read_header(parent_file)
+    return found
 
 
 def _glob_escape(text: str) -> str:

@@ -3,11 +3,23 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 from .plan import SessionPlan
+
+
+def parse_line(raw: bytes) -> Any:
+    """One JSON value; orjson for speed (4x the standard library on transcripts), the
+    standard library for what orjson refuses but JSON allows (lone surrogate escapes,
+    NaN, huge integers). Raises ValueError for a malformed line."""
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return json.loads(raw)
 
 
 def iter_records(path: Path, plan: SessionPlan) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -26,7 +38,7 @@ def iter_records(path: Path, plan: SessionPlan) -> Iterator[tuple[int, dict[str,
             if not raw.strip():
                 continue
             try:
-                record = json.loads(raw)
+                record = parse_line(raw)
             except ValueError:
                 plan.skipped["malformed JSON line"] += 1
                 continue
@@ -44,10 +56,24 @@ def peek_records(path: Path, limit: int = 64) -> Iterator[dict[str, Any]]:
                 if count >= limit or not raw.endswith(b"\n"):
                     return
                 try:
-                    record = json.loads(raw)
+                    record = parse_line(raw)
                 except ValueError:
                     continue
                 if isinstance(record, dict):
                     yield record
     except OSError:
         return
+
+
+def discover_jsonl(paths: Iterable[Path], relatives: Callable[[Path], Iterable[Path]] | None = None) -> list[Path]:
+    """Every `*.jsonl` under the given directories, plus each file given directly and its
+    `relatives` (files it cannot be imported without), in a stable order, each once."""
+    found: dict[Path, None] = {}
+    for path in paths:
+        if path.is_dir():
+            found.update(dict.fromkeys(sorted(path.rglob("*.jsonl"))))
+            continue
+        found[path] = None
+        if relatives is not None:
+            found.update(dict.fromkeys(relatives(path)))
+    return list(found)

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..nodes import ROOT_ID
-from .jsonl import iter_records, peek_records
+from .jsonl import discover_jsonl, iter_records, peek_records
 from .plan import PlannedNode, SessionPlan, ToolTracker, as_text, parse_time, safe_id, shown, str_field, title_of
 
 KIND = "pi"
@@ -31,11 +31,7 @@ def default_roots() -> list[Path]:
 
 
 def discover(paths: Iterable[Path]) -> list[Path]:
-    found: dict[Path, None] = {}
-    for path in paths:
-        for f in (sorted(path.rglob("*.jsonl")) if path.is_dir() else [path]):
-            found[f] = None
-    return list(found)
+    return discover_jsonl(paths)
 
 
 def plan_sessions(files: Iterable[Path]) -> Iterator[SessionPlan]:

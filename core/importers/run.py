@@ -2,17 +2,23 @@
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Callable, Iterable
+import threading
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..session_store import SessionStore
+from filelock import Timeout
+
+from ..session_store import SessionError, SessionStore
 from . import IMPORTERS
 from .apply import ApplyResult, apply_plan
+from .plan import SessionPlan
 
 Progress = Callable[[int, int, str], None]  # (bytes done, bytes total, what is being imported)
+WORKERS = 2  # sessions written at once (see import_sources)
 
 
 @dataclass
@@ -70,36 +76,88 @@ def resolve_files(kind: str, paths: Iterable[Path] | None) -> list[Path]:
 
 
 def import_sources(store: SessionStore, kind: str, paths: Iterable[Path] | None = None, *,
-                   progress: Progress | None = None) -> ImportReport:
-    """Import every session found under `paths` (or the agent's default location)."""
+                   progress: Progress | None = None, workers: int = WORKERS) -> ImportReport:
+    """Import every session found under `paths` (or the agent's default location).
+
+    Sessions are written by `workers` threads at once (one session never by two):
+    most of a session's cost is waiting — on file creation and on git — so a second
+    session proceeds meanwhile. The report lists sessions in plan order; the first
+    error raised while applying a plan is re-raised once the others have finished.
+    """
     if kind not in IMPORTERS:
         raise ValueError(f"unknown importer {kind!r} (choose from {', '.join(IMPORTERS)})")
     files = resolve_files(kind, paths)
     report = ImportReport(kind=kind, files=len(files))
-    total = sum(_size(f) for f in files)
-    done = 0
-    for plan in IMPORTERS[kind].plan_sessions(files):
-        report.bytes += plan.bytes_read
-        report.skipped.update(plan.skipped)
-        report.folded.update(plan.folded)
-        report.notes.update(plan.notes)
-        if not plan.nodes:
-            done = min(total, done + sum(_size(f) for f in plan.sources))
-            continue  # nothing to import (not a transcript, or nothing but metadata yet)
-        label = plan.title or plan.session_id
-        base, share = done, sum(_size(f) for f in plan.sources)
-
-        def on_node(n: int, of: int, base: int = base, share: int = share, label: str = label) -> None:
-            if progress is not None:
-                progress(min(total, base + share * n // max(of, 1)), total, label)
-
-        if progress is not None:
-            progress(base, total, label)
-        report.sessions.append(apply_plan(store, plan, on_node=on_node))
-        done = min(total, base + share)
-        if progress is not None:
-            progress(done, total, label)
+    meter = _Meter(sum(_size(f) for f in files), progress)
+    session_locks: defaultdict[str, threading.Lock] = defaultdict(threading.Lock)
+    running: list[Future[ApplyResult]] = []
+    with store.registry_deferred(), ThreadPoolExecutor(max(1, workers), thread_name_prefix="scriptorium-import") as pool:
+        for plan in _one_ahead(IMPORTERS[kind].plan_sessions(files)):
+            report.bytes += plan.bytes_read
+            report.skipped.update(plan.skipped)
+            report.folded.update(plan.folded)
+            report.notes.update(plan.notes)
+            share = sum(_size(f) for f in plan.sources)
+            if not plan.nodes:
+                meter.advance(share, "")
+                continue  # nothing to import (not a transcript, or nothing but metadata yet)
+            running.append(pool.submit(_apply, store, plan, share, meter, session_locks[plan.session_id]))
+            if any(f.done() and f.exception() is not None for f in running):
+                break  # stop planning; the error is raised below
+            busy = [f for f in running if not f.done()]
+            if len(busy) > max(1, workers):  # bound the plans held in memory
+                wait(busy, return_when=FIRST_COMPLETED)
+    report.sessions = [f.result() for f in running]
     return report
+
+
+def _apply(store: SessionStore, plan: SessionPlan, share: int, meter: _Meter,
+           lock: threading.Lock) -> ApplyResult:
+    label = plan.title or plan.session_id
+    credited = 0
+
+    def on_node(n: int, of: int) -> None:
+        nonlocal credited
+        now = share * n // max(of, 1)
+        meter.advance(now - credited, label)
+        credited = now
+
+    with lock:
+        meter.advance(0, label)
+        try:
+            result = apply_plan(store, plan, on_node=on_node)
+        except (SessionError, Timeout) as exc:  # one unusable session must not cost the others
+            result = ApplyResult(session_id=plan.session_id, title=plan.title, created=False, errors=[str(exc)])
+    meter.advance(share - credited, label)
+    return result
+
+
+class _Meter:
+    """Bytes imported so far, summed across the writing threads, for the progress bar."""
+
+    def __init__(self, total: int, progress: Progress | None) -> None:
+        self.total, self.done = total, 0
+        self._progress = progress
+        self._lock = threading.Lock()
+
+    def advance(self, nbytes: int, label: str) -> None:
+        if self._progress is None:
+            return
+        with self._lock:
+            self.done = min(self.total, self.done + nbytes)
+            self._progress(self.done, self.total, label)
+
+
+def _one_ahead(plans: Iterable[SessionPlan]) -> Iterator[SessionPlan]:
+    """Plan the next session on a thread while this one is written: writing waits on the
+    disk and on git much of the time, planning needs the interpreter. A planner's
+    exception surfaces here, in order."""
+    end, source = object(), iter(plans)
+    with ThreadPoolExecutor(1, thread_name_prefix="scriptorium-plan") as pool:
+        upcoming = pool.submit(next, source, end)
+        while (plan := upcoming.result()) is not end:
+            upcoming = pool.submit(next, source, end)
+            yield plan  # type: ignore[misc]
 
 
 def _size(path: Path) -> int:
