@@ -91,22 +91,30 @@ def import_sources(store: SessionStore, kind: str, paths: Iterable[Path] | None 
     meter = _Meter(sum(_size(f) for f in files), progress)
     session_locks: defaultdict[str, threading.Lock] = defaultdict(threading.Lock)
     running: list[Future[ApplyResult]] = []
-    with store.registry_deferred(), ThreadPoolExecutor(max(1, workers), thread_name_prefix="scriptorium-import") as pool:
-        for plan in _one_ahead(IMPORTERS[kind].plan_sessions(files)):
-            report.bytes += plan.bytes_read
-            report.skipped.update(plan.skipped)
-            report.folded.update(plan.folded)
-            report.notes.update(plan.notes)
-            share = sum(_size(f) for f in plan.sources)
-            if not plan.nodes:
-                meter.advance(share, "")
-                continue  # nothing to import (not a transcript, or nothing but metadata yet)
-            running.append(pool.submit(_apply, store, plan, share, meter, session_locks[plan.session_id]))
-            if any(f.done() and f.exception() is not None for f in running):
-                break  # stop planning; the error is raised below
-            busy = [f for f in running if not f.done()]
-            if len(busy) > max(1, workers):  # bound the plans held in memory
-                wait(busy, return_when=FIRST_COMPLETED)
+    in_flight: set[Future[ApplyResult]] = set()
+    with store.registry_deferred():
+        pool = ThreadPoolExecutor(max(1, workers), thread_name_prefix="scriptorium-import")
+        try:
+            for plan in _one_ahead(IMPORTERS[kind].plan_sessions(files)):
+                report.bytes += plan.bytes_read
+                report.skipped.update(plan.skipped)
+                report.folded.update(plan.folded)
+                report.notes.update(plan.notes)
+                share = sum(_size(f) for f in plan.sources)
+                if not plan.nodes:
+                    meter.advance(share, "")
+                    continue  # nothing to import (not a transcript, or nothing but metadata yet)
+                future = pool.submit(_apply, store, plan, share, meter, session_locks[plan.session_id])
+                running.append(future)
+                in_flight.add(future)
+                if len(in_flight) > max(1, workers):  # bound the plans held in memory
+                    done, in_flight = wait(in_flight, return_when=FIRST_COMPLETED)
+                    if any(f.exception() is not None for f in done):
+                        break  # stop planning; the error is raised below
+        except BaseException:  # Ctrl+C included: sessions being written finish, queued ones never start
+            pool.shutdown(wait=True, cancel_futures=True)
+            raise
+        pool.shutdown(wait=True)
     report.sessions = [f.result() for f in running]
     return report
 

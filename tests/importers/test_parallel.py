@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
 from pathlib import Path
 
+import pytest
+
+from scriptorium.core.importers import claude_code
 from scriptorium.core.importers.run import import_sources
 from scriptorium.core.nodes import ROOT_ID
 from scriptorium.core.session_store import SessionStore
@@ -78,3 +82,27 @@ def test_an_unusable_session_is_reported_and_the_others_are_imported(tmp_path: P
     assert by_id[broken].errors and "meta.json" in by_id[broken].errors[0]
     assert not by_id[healthy].errors and by_id[healthy].added == 1
     assert any(e.startswith(broken) for e in second.errors)
+
+
+def test_interrupted_import_leaves_only_whole_committed_sessions(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    source = corpus(tmp_path)
+    real = claude_code.plan_sessions
+
+    def interrupted(files):
+        for count, plan in enumerate(real(files)):
+            if count == 2:
+                raise KeyboardInterrupt
+            yield plan
+
+    monkeypatch.setattr(claude_code, "plan_sessions", interrupted)
+    store = SessionStore(tmp_path / "state")
+    with pytest.raises(KeyboardInterrupt):
+        import_sources(store, "claude-code", [source], workers=2)
+    sids = store.session_ids()
+    assert 1 <= len(sids) <= 2
+    for sid in sids:
+        d = store.session_dir(sid)
+        assert subprocess.run(["git", "status", "--porcelain"], cwd=d, capture_output=True, text=True).stdout == ""
+    monkeypatch.setattr(claude_code, "plan_sessions", real)
+    again = import_sources(store, "claude-code", [source])  # the next run completes the import
+    assert not again.errors and len(store.session_ids()) == 3
