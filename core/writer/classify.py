@@ -7,7 +7,8 @@ answer). This module turns any exception met during a write into a `Failure`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any, Generic, Protocol, TypeVar
 
 CODES = frozenset({
     "MISSING_SESSION_ID", "SESSION_NODES_UNAVAILABLE", "WRITER_NO_PROGRESS", "WRITER_PRECONDITION_FAILED",
@@ -35,6 +36,31 @@ class Failure:
     @property
     def outcome(self) -> str:
         return "retryable" if self.retryable else "permanent"
+
+
+class _Batch(Protocol):
+    def to_json(self) -> dict[str, Any]: ...
+
+
+B = TypeVar("B", bound=_Batch)
+
+
+@dataclass
+class PassResult(Generic[B]):
+    """How a writing pass (write, finish, backfill) ended, and the batches it installed."""
+
+    outcome: str  # "ok" | "retryable" | "permanent"
+    code: str  # ok: a pass-specific code ("WRITTEN", ...); else a formats §5.5 code
+    message: str
+    batches: list[B] = field(default_factory=list)
+
+    @property
+    def exit_code(self) -> int:
+        return {"ok": 0, "retryable": 75}.get(self.outcome, 1)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"outcome": self.outcome, "code": self.code, "message": self.message,
+                "batches": [b.to_json() for b in self.batches]}
 
 
 def classify(exc: BaseException) -> Failure:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from filelock import FileLock, Timeout
@@ -32,7 +32,7 @@ from ..memory.sources import archive_path, speaker_label
 from ..paths import StatePaths
 from ..records import records_for
 from ..session_store import SessionError, SessionStore
-from .classify import Failure, classify
+from .classify import Failure, PassResult, classify
 from .counters import note_batch, note_sleep, sleep_due
 from .editing import Rejected, changed_files, edit_with_repair
 from .migration import migrate, needs_migration
@@ -56,20 +56,8 @@ class BatchResult:
         return {"turns": self.turns, "changed_files": self.changed_files, "commit": self.commit}
 
 
-@dataclass
-class WriteResult:
-    outcome: str  # "ok" | "retryable" | "permanent"
-    code: str  # ok: "WRITTEN" | "NOTHING_PENDING" | "BELOW_THRESHOLD"; else a formats §5.5 code
-    message: str
-    batches: list[BatchResult] = field(default_factory=list)
-
-    @property
-    def exit_code(self) -> int:
-        return {"ok": 0, "retryable": 75}.get(self.outcome, 1)
-
-    def to_json(self) -> dict[str, Any]:
-        return {"outcome": self.outcome, "code": self.code, "message": self.message,
-                "batches": [b.to_json() for b in self.batches]}
+class WriteResult(PassResult[BatchResult]):
+    """ok codes: "WRITTEN" | "NOTHING_PENDING" | "BELOW_THRESHOLD"."""
 
 
 class _Stop(Exception):

@@ -12,7 +12,7 @@ new evidence.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +21,7 @@ from ..memory.sources import is_v2_path
 from ..memory.topics import topic_rel_to_root
 from ..paths import StatePaths
 from ..tokens import count_tokens
-from .classify import Failure, classify
+from .classify import Failure, PassResult, classify
 from .editing import Rejected, changed_files, edit_with_repair
 from .model import model_timeout, resolve_model
 from .prompts import Evidence, write_task
@@ -42,20 +42,8 @@ class BackfillBatch:
         return {"sources": self.sources, "changed_files": self.changed_files, "commit": self.commit}
 
 
-@dataclass
-class BackfillResult:
-    outcome: str  # "ok" | "retryable" | "permanent"
-    code: str  # ok: "WRITTEN" | "NOTHING_UNCITED"; else a failure code
-    message: str
-    batches: list[BackfillBatch] = field(default_factory=list)
-
-    @property
-    def exit_code(self) -> int:
-        return {"ok": 0, "retryable": 75}.get(self.outcome, 1)
-
-    def to_json(self) -> dict[str, Any]:
-        return {"outcome": self.outcome, "code": self.code, "message": self.message,
-                "batches": [b.to_json() for b in self.batches]}
+class BackfillResult(PassResult[BackfillBatch]):
+    """ok codes: "WRITTEN" | "NOTHING_UNCITED"."""
 
 
 def uncited_frames(ws: Workspace) -> list[Frame]:
