@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import subprocess
 import time
 import uuid
 from collections.abc import Iterator, Mapping
@@ -22,13 +23,14 @@ from filelock import FileLock
 
 from .fsutil import atomic_write_bytes, atomic_write_text, write_file_batched
 from .git_pack import PackedCommit
-from .nodes import ROLE_ALIASES, ROOT_ID, Node, clean_text, valid_node_id
+from .nodes import FILENAME_RE, ROLE_ALIASES, ROOT_ID, Node, clean_text, valid_node_id
 from .session_index import IndexEntry, NodeFileError, SessionIndex, bump_generation, read_node_file
 from .tokens import count_tokens
 
 GIT_NAME = "Scriptorium"
 GIT_EMAIL = "scriptorium@local"
 LOCK_TIMEOUT_S = 10.0
+UNCOMMITTED_FLAG = "uncommitted"  # in .scriptorium/: non-empty while files are written ahead of their commit
 
 
 class SessionError(Exception):
@@ -186,6 +188,7 @@ class SessionStore:
             self._registry_update(sid, meta)
         else:
             self._unborn[sid] = set(init_paths)  # the first commit also updates the registry
+            _set_flag(d, True)  # should we die first, the next writer commits them
         return sid
 
     # --- git -----------------------------------------------------------------
@@ -253,6 +256,7 @@ class SessionStore:
         (d / ".scriptorium").mkdir(exist_ok=True)
         lock = FileLock(str(d / ".scriptorium" / "lock"), timeout=LOCK_TIMEOUT_S)
         with lock:
+            self._begin_writes(sid, d)
             index = self.index(sid)
             self._batches[sid] = _Batch(message, set(), lock, dict(self.meta(sid)), PackedCommit(d))
             try:
@@ -273,6 +277,7 @@ class SessionStore:
                     self._registry_update(sid, batch.meta)
                 else:
                     batch.pack.close()
+                _set_flag(d, False)
                 index.save()
 
     # --- index ---------------------------------------------------------------
@@ -339,7 +344,28 @@ class SessionStore:
             return
         (d / ".scriptorium").mkdir(exist_ok=True)
         with FileLock(str(d / ".scriptorium" / "lock"), timeout=LOCK_TIMEOUT_S):
+            self._begin_writes(sid, d)
             yield self.index(sid)
+            _set_flag(d, False)  # every locked write ends with its commit
+
+    def _begin_writes(self, sid: str, d: Path) -> None:
+        """Under the session lock, before writing files a commit will follow: first commit
+        whatever an interrupted writer left on disk ahead of its commit (its flag is still
+        up), then raise ours. Costs one stat when the last writer finished. (Our own
+        deferred session-init files are no leftovers: they join our next commit.)"""
+        if _flag_is_up(d) and sid not in self._unborn:
+            self._recover(d)
+        _set_flag(d, True)
+
+    def _recover(self, d: Path) -> None:
+        status = subprocess.run(["git", "status", "--porcelain", "-z", "--no-renames", "--untracked-files=all", "--",
+                                 "history", "meta.json", "workdir/.gitkeep"], cwd=d, capture_output=True, check=False)
+        if status.returncode != 0:
+            return
+        paths = [entry[3:].decode("utf-8", "surrogateescape") for entry in status.stdout.split(b"\0") if len(entry) > 3]
+        paths = [p for p in paths if not p.startswith("history/") or FILENAME_RE.match(p[len("history/"):])]
+        if paths:  # node files and meta.json only: never a stray temp file
+            self._commit(self._repo(d), sorted(paths), "recover: files an interrupted write left uncommitted")
 
     def append(
         self,
@@ -354,7 +380,6 @@ class SessionStore:
         caller: str = "",
         created_at: float | None = None,
         move_head: bool = True,
-        commit: bool = True,
         input: Any = None,
     ) -> Node:
         """Append one node; by default it follows the head and becomes the head."""
@@ -391,9 +416,8 @@ class SessionStore:
             self._bump(sid)
             if sid not in self._batches:
                 index.adopt_fingerprint()
-            if commit:
-                message = "" if sid in self._batches else _turn_message(node)
-                self._committed(sid, [f"history/{node.filename}", "meta.json"], message)
+            message = "" if sid in self._batches else _turn_message(node)
+            self._committed(sid, [f"history/{node.filename}", "meta.json"], message)
             if sid not in self._batches:
                 self._registry_update(sid, meta)
                 index.save()
@@ -418,7 +442,7 @@ class SessionStore:
         return st
 
     def append_summary(self, sid: str, covers_ids: list[str], text: str, *, node_id: str | None = None,
-                       created_at: float | None = None, commit: bool = True) -> Node:
+                       created_at: float | None = None) -> Node:
         """A compaction summary: a sibling of the turns it covers, never the head."""
         if not covers_ids:
             raise InvalidNode("a summary must cover at least one node")
@@ -431,17 +455,17 @@ class SessionStore:
                            metadata={"type": "compactionSummary", "source": "compaction", "compaction": True,
                                      "covers_ids": list(covers_ids)},
                            created_at=created_at if created_at is not None else first.created_at - 1e-6,
-                           move_head=False, commit=commit)
+                           move_head=False)
 
     def spawn_branch(self, sid: str, prompt: str, *, caller: str, source: str = "agent_spawn",
                      node_id: str | None = None, register_head: bool = False, created_at: float | None = None,
-                     metadata: Mapping[str, Any] | None = None, commit: bool = True) -> Node:
+                     metadata: Mapping[str, Any] | None = None) -> Node:
         """A sub-agent's branch root: no predecessor, linked to the spawning node by `caller`."""
         if caller != ROOT_ID:
             self.entry(sid, caller)
         md = {**(metadata or {}), "source": source, "spawn_branch_root": True}
         return self.append(sid, "user", prompt, predecessor=None, node_id=node_id, caller=caller, metadata=md,
-                           created_at=created_at, move_head=register_head, commit=commit)
+                           created_at=created_at, move_head=register_head)
 
     # --- reading branches ----------------------------------------------------
 
@@ -629,6 +653,23 @@ class SessionStore:
                 atomic_write_text(path, json.dumps(registry, ensure_ascii=False, indent=2))
         except OSError:
             pass
+
+
+def _flag_is_up(d: Path) -> bool:
+    try:
+        return (d / ".scriptorium" / UNCOMMITTED_FLAG).stat().st_size > 0
+    except OSError:
+        return False
+
+
+def _set_flag(d: Path, up: bool) -> None:
+    """Rewritten in place (never created and deleted per write: cheap on every disk)."""
+    try:
+        with open(d / ".scriptorium" / UNCOMMITTED_FLAG, "wb") as fh:
+            if up:
+                fh.write(b"1")
+    except OSError:
+        pass  # without the flag, recovery merely waits for someone to notice
 
 
 def _num(value: Any) -> float:

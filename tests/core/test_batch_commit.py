@@ -164,3 +164,67 @@ def test_packed_commit_declines_and_leaves_the_branch_alone(tmp_path: Path, case
     new_branch = "refs/heads/main" if case == "moved" else None  # claims unborn, but main has a commit
     assert pack.commit(paths, "declined", name="T", email="t@t", new_branch=new_branch) is False
     assert git_out(d, "rev-parse", "HEAD") == before
+
+
+CRASHING_CHILD = """
+import os, sys
+from scriptorium.core.session_store import SessionStore
+store = SessionStore(sys.argv[1])
+sid, how = sys.argv[2], sys.argv[3]
+SessionStore._commit = staticmethod(lambda *a, **k: os._exit(3))  # die where the commit would be
+if how == "batch":
+    import scriptorium.core.git_pack as gp
+    gp.PackedCommit.commit = lambda *a, **k: os._exit(3)
+    with store.batch(sid):
+        for i in range(int(sys.argv[4])):
+            store.append(sid, "user", f"crashed turn {i}")
+elif how == "append":
+    store.append(sid, "user", "a turn whose commit never happened")
+else:
+    ids = [e.id for e in store.branch_entries(sid)]
+    store.merge_node_metadata_batch(sid, {nid: {"marked": True} for nid in ids})
+"""
+
+
+@pytest.mark.parametrize(("how", "count"), [("batch", 5), ("batch", MIN_FILES + 5), ("append", 1), ("marks", 0)])
+def test_files_an_interrupted_writer_left_uncommitted_join_the_next_commit(tmp_path: Path, how: str,
+                                                                            count: int) -> None:
+    import sys
+
+    store = SessionStore(tmp_path / "state")
+    sid = store.create_session("crash")
+    for i in range(3):
+        store.append(sid, "user", f"turn {i}")
+    child = subprocess.run([sys.executable, "-c", CRASHING_CHILD, str(store.state_dir), sid, how, str(count)],
+                           capture_output=True, text=True, check=False)
+    assert child.returncode == 3, child.stderr
+    assert git_out(store.session_dir(sid), "status", "--porcelain") != ""  # left behind, uncommitted
+
+    store = SessionStore(tmp_path / "state")  # another process, later
+    store.append(sid, "user", "life goes on")
+
+    assert_head_matches_disk(store, sid)
+    subjects = git_out(store.session_dir(sid), "log", "--format=%s").splitlines()
+    assert subjects[1].startswith("recover:")  # its own commit, before the new turn's
+
+
+def test_a_clean_session_needs_no_recovery(tmp_path: Path) -> None:
+    store = SessionStore(tmp_path / "state")
+    sid = store.create_session("clean")
+    store.append(sid, "user", "one")
+    store.append(sid, "user", "two")
+    subjects = git_out(store.session_dir(sid), "log", "--format=%s").splitlines()
+    assert not any(s.startswith("recover:") for s in subjects)
+
+
+def test_a_session_created_without_its_commit_by_a_process_that_died_is_recovered(tmp_path: Path) -> None:
+    import sys
+
+    code = ("import os, sys\nfrom scriptorium.core.session_store import SessionStore\n"
+            "SessionStore(sys.argv[1]).create_session('orphan', session_id='orphan', commit=False)\nos._exit(3)\n")
+    subprocess.run([sys.executable, "-c", code, str(tmp_path / "state")], check=False)
+    store = SessionStore(tmp_path / "state")
+    store.append("orphan", "user", "first real turn")
+    assert_head_matches_disk(store, "orphan")
+    tree = git_out(store.session_dir("orphan"), "ls-files").split()
+    assert "history/0000-u-ROOT.json" in tree and "workdir/.gitkeep" in tree
