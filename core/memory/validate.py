@@ -18,7 +18,7 @@ from dataclasses import asdict, dataclass
 
 from .normalize import Normalized
 from .sources import SourceIndex
-from .topics import UNUSED_DEFINITION, TopicDoc, is_relative_target, topic_rel_to_root
+from .topics import UNUSED_DEFINITION, Paragraph, TopicDoc, is_relative_target, topic_rel_to_root
 
 RULES: dict[str, str] = {
     "sources-append-only": "existing bytes under sources/ are never changed by an edit",
@@ -28,6 +28,7 @@ RULES: dict[str, str] = {
     "link-resolves": "every link to topic#^block points at an existing block",
     "citation-exists": "every cited source exists in the archive",
     "citation-in-batch": "a writer's new blocks cite this batch; no new evidence comes from outside it",
+    "citation-trusted": "a record a block newly cites is trusted (pending evidence is promoted first)",
     "citation-required": "every paragraph is a block citing its evidence",
     "parse": "every file is UTF-8 topic Markdown with well-formed block ids and footnotes",
     "conflict": "the workspace has not changed since the edit began",
@@ -163,12 +164,38 @@ def validate(plan: Plan) -> list[Diagnostic]:
         for p in doc.blocks:
             if any(c.id in missing for c in p.citations):
                 continue  # already rejected for the missing source
-            targets = {topic_rel_to_root(rel, s.target.strip())
-                       for c in p.citations if c.id in doc.definitions for s in doc.definitions[c.id].sources}
+            targets = _cited_targets(rel, doc, p)
             if plan.evidence and set(p.ids) & plan.assigned and not targets & plan.evidence:
                 add("citation-in-batch", rel, p.line, p.block_id, "new block cites none of this batch's records",
                     "cite at least one record of the batch you are writing")
             for target in sorted(targets - baseline_targets - plan.evidence):
                 add("citation-in-batch", rel, p.line, p.block_id, f"cites a source outside this batch: {target}",
                     "cite only this batch's records, or evidence the workspace already cites")
+
+    # 6. what a block newly cites is trusted (formats §4.6): a pending v2 record — a
+    # speaker whose authority is not established — cannot become memory by being cited
+    staged_ids = {bid for rel in plan.changed for bid in plan.stage[rel].id_set}
+    cited_before: dict[str, set[str]] = {}  # block id -> source ids it cited (targets may be spelled anew)
+    for rel, doc in plan.live.items():
+        for p in doc.blocks:
+            if staged_ids.intersection(p.ids):
+                frames = [plan.sources.resolve(t) for t in _cited_targets(rel, doc, p)]
+                cited = {f.source_id for f in frames if f is not None}
+                for bid in p.ids:
+                    cited_before.setdefault(bid, set()).update(cited)
+    for rel in sorted(plan.changed):
+        doc = plan.stage[rel]
+        for p in doc.blocks:
+            known = set().union(*(cited_before.get(bid, ()) for bid in p.ids))
+            for target in sorted(_cited_targets(rel, doc, p)):
+                frame = plan.sources.resolve(target)
+                if frame is not None and not frame.trusted and frame.source_id not in known:
+                    add("citation-trusted", rel, p.line, p.block_id, f"source reference is not trusted; promote it "
+                        f"first: {target}", "cite trusted evidence; a pending record must be promoted by its owner first")
     return out
+
+
+def _cited_targets(rel: str, doc: TopicDoc, p: Paragraph) -> set[str]:
+    """The root-relative source targets a block's footnotes cite."""
+    return {topic_rel_to_root(rel, s.target.strip())
+            for c in p.citations if c.id in doc.definitions for s in doc.definitions[c.id].sources}

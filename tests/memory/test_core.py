@@ -79,16 +79,24 @@ def test_injection_is_fenced_once_and_honours_inject(seeded: Seeded) -> None:
 
 
 def test_a_budget_from_config_and_untrusted_evidence_withheld(seeded: Seeded) -> None:
+    """A block resting on pending evidence (it came from elsewhere: a transaction would
+    refuse to cite pending evidence anew) stays in the canonical core, out of the render."""
     ws = seeded.ws
     set_config_value(ws.state_dir, "core.budget", 50)
     with ws.transaction("write", "pending evidence") as txn:
         txn.archive([replace(session_record("s3", "p0", "user", "unvouched", DAY), trust_state="pending")])
-        core = txn.read_topic("core.md")
-        txn.write_topic("core.md", core.replace("# Core\n", "# Core\n\nA rumour.[^e1]\n\n"
-                                                "[^e1]: Time: `undated`; Sources: [rumour](openprogram/s3/p0)\n"))
-        result = txn.commit()
+        assert txn.commit().outcome == "installed"
+    rumour = "0badf00d"
+    core = ws.read_topic("core.md").replace("# Core\n", f"# Core\n\nA rumour.[^e-r] ^{rumour}\n\n"
+                                            "[^e-r]: Time: `undated`; Sources: [rumour](openprogram/s3/p0)\n")
+    (ws.topics / "core.md").write_text(core)  # as a pull from another machine would
+
+    result = save_topic(ws, "people/ada.md", ws.read_topic("people/ada.md").replace("green tea", "mint tea"))
     assert result.outcome == "installed", result.diagnostics
-    rumour = next(p.block_id for p in ws.topic("core.md").blocks if p.content == "A rumour.")
     assert result.core.withheld == [rumour] and "rumour" not in (ws.root / "core.md").read_text()
     assert result.core.budget == 50 and result.core.tokens <= 50
     assert rumour in ws.core_status()["omitted_blocks"]
+    # editing the core elsewhere keeps the block: its citation is not new to it
+    kept = save_topic(ws, "core.md", ws.read_topic("core.md").replace("The user is Ada.", "The user is Ada L."))
+    assert kept.outcome == "installed", kept.diagnostics
+    assert kept.core.withheld == [rumour]

@@ -3,6 +3,7 @@ every file, and git HEAD — byte-identical."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -72,6 +73,15 @@ def outside_batch(txn: Transaction, s: Seeded) -> None:
                     "[^e1]: Time: `2026-01-02`; Sources: [coffee](openprogram/s1/m0)\n")
 
 
+def cite_pending(txn: Transaction, s: Seeded) -> None:
+    hearsay = session_record("s3", "n0", "user", "Ada owns a boat.", DAY + 7200)
+    txn.archive([dataclasses.replace(hearsay, speaker_id="guest/bob", speaker_display="Bob", speaker_kind="human",
+                                     principal_id="guest/bob", authority_tier=None, trust_state="pending")])
+    text = txn.read_topic("people/ada.md")
+    txn.write_topic("people/ada.md", text + "\nAda owns a boat.[^e9]\n\n"
+                    "[^e9]: Time: `2026-01-02`; Sources: [boat](openprogram/s3/n0)\n")
+
+
 def uncited_writer_paragraph(txn: Transaction, s: Seeded) -> None:
     replace(txn, "people/ada.md", "## Work\n", "## Work\n\nAda is very busy.\n")
 
@@ -98,6 +108,7 @@ CASES: list[tuple[str, str, Edit, str, str, int | None]] = [
     ("link-removed", "edit", remove_linked_block, "link-resolves", "topics/projects/cache.md", 3),
     ("citation", "edit", missing_source, "citation-exists", "topics/people/ada.md", 7),
     ("batch", "write", outside_batch, "citation-in-batch", "topics/people/ada.md", 15),
+    ("trusted", "edit", cite_pending, "citation-trusted", "topics/people/ada.md", 15),
     ("required", "write", uncited_writer_paragraph, "citation-required", "topics/people/ada.md", 11),
     ("utf8", "edit", bad_utf8, "parse", "topics/people/ada.md", 3),
     ("definition", "edit", malformed_definition, "parse", "topics/people/ada.md", 7),
