@@ -17,6 +17,8 @@ from .paths import StatePaths
 STATUS_FILE = "writer-status.json"
 FAILURES_FILE = "session-failures.json"
 HISTORY_FILE = "agent-history.jsonl"
+HISTORY_KEPT = "agent-history.1.jsonl"  # the previous generation, replaced at each rotation
+HISTORY_MAX_BYTES = 32 * 1024 * 1024  # every run keeps its whole prompt: bound what that costs
 
 
 def _now() -> str:
@@ -69,11 +71,26 @@ def record_session_outcome(paths: StatePaths, sid: str, code: str | None, messag
         atomic_write_text(paths.runtime / FAILURES_FILE, json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
 
 
-def append_history(paths: StatePaths, entry: dict[str, Any]) -> None:
-    """One JSON line per agent run; appends are atomic enough for one line (O_APPEND)."""
+def append_history(paths: StatePaths, entry: dict[str, Any], *, max_bytes: int = HISTORY_MAX_BYTES) -> None:
+    """One JSON line per agent run; appends are atomic enough for one line (O_APPEND).
+
+    A file past `max_bytes` is first moved to `agent-history.1.jsonl` (replacing the
+    generation before it), so the log stays within about twice that size."""
     paths.runtime.mkdir(mode=0o700, parents=True, exist_ok=True)
+    path = paths.runtime / HISTORY_FILE
+    try:
+        full = path.stat().st_size >= max_bytes
+    except FileNotFoundError:
+        full = False
+    if full:
+        with FileLock(str(paths.runtime / (HISTORY_FILE + ".lock")), timeout=5):
+            try:
+                if path.stat().st_size >= max_bytes:  # nobody rotated it meanwhile
+                    os.replace(path, paths.runtime / HISTORY_KEPT)
+            except FileNotFoundError:
+                pass
     line = (json.dumps(entry, ensure_ascii=False) + "\n").encode("utf-8")
-    fd = os.open(paths.runtime / HISTORY_FILE, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
     try:
         os.write(fd, line)
     finally:
