@@ -5,7 +5,9 @@ roots; a worker thread coalesces them (a short quiet period, bounded latency) an
 imports just those files (plus the family files each needs), so a session being
 written shows up turn by turn. Imports are incremental, so a burst of events costs
 one re-read of the file and an append of what is new. A line still being written
-(no newline yet) is left for the next event.
+(no newline yet) is left for the next event. Re-reading is what a huge live session
+costs, so the delays grow with the last import's duration: following a file stays a
+small share of one core however large the file becomes.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from .run import ImportReport, import_sources, resolve_files
 
 QUIET_S = 0.3  # wait for the writer to pause...
 MAX_DELAY_S = 2.0  # ...but never longer than this behind a busy writer
+QUIET_FACTOR, DELAY_FACTOR = 2.0, 10.0  # ...unless an import takes long: then k × its duration
 
 
 class ImportFollower:
@@ -48,6 +51,11 @@ class ImportFollower:
         self._observer = Observer()
         self._worker = threading.Thread(target=self._run, name=f"import-follow-{kind}", daemon=True)
         self.initial_done = threading.Event()
+        self.last_import_s = 0.0  # how long the last incremental import took
+
+    def delays(self) -> tuple[float, float]:
+        """(quiet period, longest delay) before importing changed files."""
+        return max(QUIET_S, QUIET_FACTOR * self.last_import_s), max(MAX_DELAY_S, DELAY_FACTOR * self.last_import_s)
 
     # --- lifecycle -----------------------------------------------------------
 
@@ -113,7 +121,9 @@ class ImportFollower:
             batch = self._next_batch()
             if batch is None:
                 return
+            started = time.monotonic()
             self._import(store, sorted(p for p in batch if p.is_file()))
+            self.last_import_s = time.monotonic() - started
 
     def _next_batch(self) -> set[Path] | None:
         with self._cond:
@@ -122,7 +132,8 @@ class ImportFollower:
                     return None
                 if self._dirty:
                     now = time.monotonic()
-                    due = min(self._last_event + QUIET_S, self._first_dirty + MAX_DELAY_S)
+                    quiet, longest = self.delays()
+                    due = min(self._last_event + quiet, self._first_dirty + longest)
                     if now >= due:
                         batch, self._dirty = self._dirty, set()
                         return batch

@@ -126,6 +126,15 @@ def test_follower_imports_lines_as_they_are_written(tmp_path: Path) -> None:
     assert not any(r.errors for r in reports)
 
 
+def test_following_a_slow_to_import_file_waits_longer(tmp_path: Path) -> None:
+    follower = ImportFollower(tmp_path / "state", "claude-code", [tmp_path])
+    quick = follower.delays()
+    follower.last_import_s = 0.8  # a huge live session: re-reading it took 0.8 s
+    quiet, longest = follower.delays()
+    assert quick == (0.3, 2.0)
+    assert quiet >= 1.6 and longest >= 8.0  # at most about a tenth of the time spent importing
+
+
 def test_watch_command_streams_imports_and_stops_on_sigterm(tmp_path: Path) -> None:
     project = tmp_path / "projects"
     project.mkdir()
