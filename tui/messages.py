@@ -9,6 +9,7 @@ from textual.message import Message
 from .core_model import CoreView
 from .session_model import SessionGraph, SessionListing
 from .project_model import ProjectView
+from .import_run import ImportJob, ImportOutcome
 from .write_run import WriteJob, WriteOutcome
 from .topics_model import BlockInspection, TopicListing
 
@@ -98,6 +99,25 @@ class WriteFinished(Message):
     """The pipeline answered: ok, retryable or permanent (or the run raised: "error")."""
 
     def __init__(self, outcome: WriteOutcome) -> None:
+        super().__init__()
+        self.outcome = outcome
+
+
+class ImportProgress(Message):
+    """Bytes of transcripts imported so far (of `total`), and the session being written."""
+
+    def __init__(self, job: ImportJob, done: int, total: int, label: str) -> None:
+        super().__init__()
+        self.job = job
+        self.done = done
+        self.total = total
+        self.label = label
+
+
+class ImportFinished(Message):
+    """An import ended (or stopped: a missing path, an unexpected error)."""
+
+    def __init__(self, outcome: ImportOutcome) -> None:
         super().__init__()
         self.outcome = outcome
 

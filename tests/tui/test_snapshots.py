@@ -41,3 +41,19 @@ def test_help_screen(snap_compare, make_app, settle, terminal_size, demo_state: 
         await settle(pilot)
 
     assert snap_compare(make_app(demo_state), terminal_size=terminal_size, run_before=run_before)
+
+
+def test_import_dialog(snap_compare, make_app, settle, terminal_size, tmp_path: Path,
+                       monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "claude" / "projects").mkdir(parents=True)
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", "claude")  # relative: the SVG does not show tmp_path
+    monkeypatch.setenv("PI_CODING_AGENT_DIR", "nowhere/pi")
+    monkeypatch.setenv("CODEX_HOME", "nowhere/codex")
+
+    async def run_before(pilot) -> None:
+        await settle(pilot)
+        await pilot.press("i")
+        await settle(pilot)
+
+    assert snap_compare(make_app(Path("state")), terminal_size=terminal_size, run_before=run_before)

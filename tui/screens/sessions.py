@@ -1,5 +1,5 @@
 """Sessions: which branches of which sessions are still unwritten, and what the writer gets next;
-write a branch now, or finish a session.
+write a branch now, finish a session, or import an agent's transcripts.
 
 A write runs in a worker thread (one at a time) while the screen stays usable: its
 progress is polled from the marks on disk, its outcome — ok, retryable or permanent
@@ -25,8 +25,10 @@ from scriptorium.core.marker import WorkspaceIdError
 from scriptorium.core.session_store import SessionError
 
 from ..describe import describe_branch, describe_turn
-from ..messages import (BranchHighlighted, DiskChanged, GraphFailed, GraphLoaded, SessionHighlighted, SessionsFailed,
-                        SessionsLoaded, TurnHighlighted, WriteFinished, WriteProgress, WriteStarted)
+from ..import_run import ImportJob, ImportOutcome, locations, run_import
+from ..messages import (BranchHighlighted, DiskChanged, GraphFailed, GraphLoaded, ImportFinished, ImportProgress,
+                        SessionHighlighted, SessionsFailed, SessionsLoaded, TurnHighlighted, WriteFinished,
+                        WriteProgress, WriteStarted)
 from ..safe_text import untrusted_content
 from ..session_model import SessionGraph, SessionListing, list_sessions, load_graph
 from ..widgets.branch_graph import BranchGraph
@@ -35,12 +37,17 @@ from ..widgets.detail_pane import DetailPane
 from ..widgets.empty_state import EmptyState
 from ..widgets.graph_header import GraphHeader
 from ..widgets.graph_legend import GraphLegend
+from ..widgets.import_status import ImportStatus
+from ..widgets.import_status import finished as import_finished
+from ..widgets.import_status import running as import_running
+from ..widgets.import_status import summary as import_summary
 from ..widgets.screen_tabs import ScreenTabs
 from ..widgets.session_list import SessionList
 from ..widgets.write_status import WriteStatus, finished, job_label, running, standing_failure, summary
 from ..write_run import WriteJob, WriteOutcome, owed_ids, run_job
 
 PROGRESS_EVERY_S = 0.5  # how often a running write's marks are read back
+IMPORT_OUTCOME_S = 20.0  # how long an import's outcome line stays (the notification says it too)
 
 
 class SessionsScreen(Screen):
@@ -52,6 +59,7 @@ class SessionsScreen(Screen):
         Binding("r", "reload", "Reload"),
         Binding("w", "write_branch", "Write branch"),
         Binding("f", "finish_session", "Finish session"),
+        Binding("i", "import_sessions", "Import"),
     ]
 
     def __init__(self) -> None:
@@ -65,6 +73,7 @@ class SessionsScreen(Screen):
         self.job_started = 0.0
         self.outcomes: dict[str, WriteOutcome] = {}  # the last write's outcome, per session
         self._write_timers: list[Timer] = []  # while a write runs: the spinner, and reading its marks back
+        self.import_job: ImportJob | None = None  # the import running now (one at a time)
 
     def compose(self) -> ComposeResult:
         yield ScreenTabs("sessions")
@@ -81,6 +90,7 @@ class SessionsScreen(Screen):
             with Middle(id="empty"):
                 with Center():
                     yield EmptyState(str(self.app.state_dir))
+        yield ImportStatus(id="import-status")
         yield GraphLegend()
         yield Footer()
 
@@ -291,6 +301,9 @@ class SessionsScreen(Screen):
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         """A write worker ended: with the pipeline's outcome, or with an exception (shown as "error")."""
         worker = event.worker
+        if worker.group == "import":
+            self._import_worker_changed(event)
+            return
         if worker.group != "write" or self.job is None:
             return
         if event.state == WorkerState.SUCCESS and isinstance(worker.result, WriteOutcome):
@@ -330,6 +343,66 @@ class SessionsScreen(Screen):
             status.show(standing_failure(row.failure))
         else:
             status.show(None)
+
+    # --- importing (a worker thread; progress reported, outcome shown) ------
+
+    def action_import_sessions(self) -> None:
+        """Ask what to import, then import it while the screen stays usable."""
+        from .import_dialog import ImportDialog
+
+        if self.import_job is not None:
+            self.notify("An import is already running.", severity="warning")
+            return
+        self.app.push_screen(ImportDialog(locations()), self._start_import)
+
+    def _start_import(self, job: ImportJob | None) -> None:
+        if job is None or self.import_job is not None:
+            return
+        self.import_job = job
+        self.query_one(ImportStatus).show(import_running(job, 0, 0, "reading the transcripts…"))
+        self.import_worker(job)
+
+    @work(thread=True, group="import", exit_on_error=False)
+    def import_worker(self, job: ImportJob) -> ImportOutcome:
+        last = 0.0
+
+        def progress(done: int, total: int, label: str) -> None:
+            nonlocal last
+            now = time.monotonic()
+            if now - last >= 0.1 or done >= total:  # a message per node would flood the app
+                last = now
+                self.post_message(ImportProgress(job, done, total, label))
+
+        return run_import(self.app.state_dir, job, progress)
+
+    def on_import_progress(self, message: ImportProgress) -> None:
+        if message.job == self.import_job:
+            self.query_one(ImportStatus).show(import_running(message.job, message.done, message.total,
+                                                             message.label))
+
+    def _import_worker_changed(self, event: Worker.StateChanged) -> None:
+        if self.import_job is None:
+            return
+        if event.state == WorkerState.SUCCESS and isinstance(event.worker.result, ImportOutcome):
+            self.post_message(ImportFinished(event.worker.result))
+        elif event.state == WorkerState.ERROR:
+            error = event.worker.error
+            self.post_message(ImportFinished(ImportOutcome(self.import_job, False,
+                                                           message=f"{type(error).__name__}: {error}")))
+
+    def on_import_finished(self, message: ImportFinished) -> None:
+        outcome = message.outcome
+        self.import_job = None
+        self.query_one(ImportStatus).show(import_finished(outcome))
+        self.set_timer(IMPORT_OUTCOME_S, self._hide_import_outcome)
+        severity = "information" if outcome.ok and not outcome.errors else "error"
+        self.notify(import_summary(outcome), title="Import finished" if outcome.ok else "Import stopped",
+                    severity=severity, markup=False)
+        self.action_reload()
+
+    def _hide_import_outcome(self) -> None:
+        if self.import_job is None:
+            self.query_one(ImportStatus).show(None)
 
     def show_session(self, session_id: str) -> None:
         """Move the list's cursor to a session (from the command palette)."""

@@ -14,6 +14,7 @@ def instructions(state_dir: str) -> Content:
         "This state directory holds no conversation to remember:\n",
         (f"  {sanitize_line(state_dir)}\n\n", "$muted-text"),
         ("Import an agent's transcripts\n", "bold"),
+        "  press ", ("i", "bold $text-accent"), " here, or run\n",
         ("  scriptorium import claude-code", "$text-accent"), "   (also: pi, codex)\n\n",
         ("Or start a session by hand\n", "bold"),
         ("  scriptorium session new --title \"My project\"\n", "$text-accent"),
