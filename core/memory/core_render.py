@@ -13,12 +13,13 @@ withheld. The injection honours the `inject` setting and is fenced once in
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ..fence import fence_memory
 from ..tokens import count_tokens
 from .sources import SourceIndex
-from .topics import TopicDoc, is_relative_target, topic_rel_to_root
+from .topics import TopicDoc, is_relative_target, parse_cached, root_to_topic_rel, topic_rel_to_root
 
 CORE_TOPIC = "core.md"
 DEFAULT_BUDGET = 2000
@@ -42,6 +43,10 @@ class CoreRender:
 
 def _rebase_to_root(doc: TopicDoc) -> str:
     """The canonical text with relative links made relative to the workspace root."""
+    return _rebased(doc, lambda target: topic_rel_to_root(doc.path, target))
+
+
+def _rebased(doc: TopicDoc, rebase: Callable[[str], str]) -> str:
     edits = []
     for p in doc.paragraphs:
         edits += [(p.offset + link.target_start, p.offset + link.target_end, link.target)
@@ -51,7 +56,16 @@ def _rebase_to_root(doc: TopicDoc) -> str:
                   for s in d.sources if is_relative_target(s.target) and "#" in s.target]
     text = doc.text
     for start, end, target in sorted(edits, reverse=True):
-        text = text[:start] + topic_rel_to_root(doc.path, target) + text[end:]
+        text = text[:start] + rebase(target) + text[end:]
+    return text
+
+
+def promoted_legacy_core(root_text: str) -> str | None:
+    """A root `core.md` from before `topics/` existed, as the text of `topics/core.md`
+    (formats §4.6: links rebased from the root into topics/); None unless it parses."""
+    text = _rebased(parse_cached(CORE_TOPIC, root_text), lambda target: root_to_topic_rel(CORE_TOPIC, target))
+    if any(issue.rule == "parse" for issue in parse_cached(CORE_TOPIC, text).issues):
+        return None
     return text
 
 

@@ -36,10 +36,12 @@ from datetime import datetime, timezone
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
+import git
+
 from ..paths import StatePaths
 from ..runtime_state import load_runtime, save_runtime
 from . import derived, install
-from .core_render import CORE_TOPIC, CoreRender, render_core
+from .core_render import CORE_TOPIC, CoreRender, promoted_legacy_core, render_core
 from .errors import ArchiveError, TopicPathError, TransactionClosed
 from .normalize import Context, Normalized, Normalizer, prune
 from .retired import RETIRED_NAME, dump_retired, load_retired
@@ -234,6 +236,7 @@ class Transaction:
             rel: parse_cached(rel, data.decode("utf-8", errors="replace")) for rel, data in self._live.items()
         }
         self._live_sources = _walk_files(ws.sources)
+        self._core_in_head: bool | None = None  # see _core_committed
         self._runtime = load_runtime(ws.paths)
         self._retired = load_retired(ws.runtime)
 
@@ -433,11 +436,47 @@ class Transaction:
         return diags
 
     def check(self) -> TransactionResult:
-        """Validate the staged edit and compute what installing it would change."""
+        """Validate the staged edit and compute what installing it would change.
+
+        A legacy root `core.md` (formats §4.6) is promoted into `topics/core.md` along
+        with the edit when the result passes; when it would not, the edit is judged
+        without it and the legacy file is left as it is."""
+        legacy = self._legacy_core()
+        if legacy is None:
+            return self._check(None)
+        result = self._check(legacy)
+        if result.outcome == "rejected" and any(d.file == f"topics/{CORE_TOPIC}" for d in result.diagnostics):
+            return self._check(None)
+        return result
+
+    def _legacy_core(self) -> bytes | None:
+        """The promotable root `core.md`: there is no `topics/core.md` on disk, in the stage
+        or in the last commit (a core deleted since must not come back from its render)."""
+        if CORE_TOPIC in self._live or (self.topics_dir / CORE_TOPIC).exists():
+            return None
+        root = _read(self.ws.root / "core.md")
+        if root is None or self._core_committed():
+            return None
+        text = promoted_legacy_core(root.decode("utf-8", errors="replace"))
+        return text.encode("utf-8") if text is not None else None
+
+    def _core_committed(self) -> bool:
+        """Whether the last commit has `topics/core.md` (asked only when the disk has none)."""
+        if self._core_in_head is None:
+            try:
+                self.ws.repo.git.cat_file("-e", f"HEAD:topics/{CORE_TOPIC}")
+                self._core_in_head = True
+            except git.GitCommandError:  # never committed, or no commit yet
+                self._core_in_head = False
+        return self._core_in_head
+
+    def _check(self, legacy_core: bytes | None) -> TransactionResult:
         self._ensure_open()
         result = TransactionResult("previewed", self.kind, self.summary)
         diags: list[Diagnostic] = list(self._conflicts)
         staged = self._stage_topics(diags)
+        if legacy_core is not None:
+            staged[CORE_TOPIC] = legacy_core
         diags += self._check_sources()
 
         changed_raw = {rel: data for rel, data in staged.items() if self._live.get(rel) != data}
@@ -566,8 +605,8 @@ class Transaction:
         if core_doc is not None:
             result.core = render_core(core_doc, budget, sources)
             after["core.md"] = result.core.text.encode("utf-8")
-        elif CORE_TOPIC in self._live:
-            after["core.md"] = None  # the canonical core was deleted: so is its render
+        elif CORE_TOPIC in self._live or ((ws.root / "core.md").exists() and self._core_committed()):
+            after["core.md"] = None  # the canonical core was deleted (here or by hand): so is its render
 
         if order != self._runtime.get("creation_order"):  # serializing 5,000 ids is not free
             save_runtime(StatePaths(self._tmp), dict(self._runtime, creation_order=order))
