@@ -24,17 +24,26 @@ def _mark(code: int) -> str:
     return f"\u27e8{code:02X}\u27e9"  # C1 has no pictures: ⟨9B⟩
 
 
-def _table() -> dict[int, str | None]:
+def _table(*, drop_bidi: bool) -> dict[int, str | None]:
     table: dict[int, str | None] = {}
     for code in [*range(0x00, 0x20), 0x7F, *range(0x80, 0xA0)]:
         if chr(code) not in "\n\t":
             table[code] = _mark(code)
-    for code in BIDI_CONTROLS:
-        table[code] = None
+    if drop_bidi:
+        for code in BIDI_CONTROLS:
+            table[code] = None
     return table
 
 
-_TRANSLATION = _table()
+_TRANSLATION = _table(drop_bidi=True)
+_CONTROLS_ONLY = _table(drop_bidi=False)
+
+
+def visible_controls(text: str) -> str:
+    """`text` with C0/C1 controls (but newline and tab) as visible marks, nothing else
+    changed: what a stored topic holds, so that neither a terminal showing the file nor
+    git (a NUL makes it a binary file) is handed a raw control."""
+    return text.translate(_CONTROLS_ONLY)
 
 
 def sanitize(text: str) -> str:

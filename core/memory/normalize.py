@@ -14,7 +14,10 @@ touched, before validation:
   the same `[^e1]` in two files is never conflated);
 * definitions are re-rendered canonically with plain handles expanded to relative
   links; spaces before citations go; the suffix is one space, the file ends in one
-  newline.
+  newline;
+* control characters (C0 but tab and newline, DEL, C1) become visible marks (`␛`):
+  a topic copied from a terminal session must not drive the next terminal that shows
+  it, and a NUL would make git treat the file as binary.
 
 All of that keeps every line where it was (new definition lines are inserted, and
 `Normalized.origin` maps each output line back to the editor's line), so diagnostics
@@ -30,6 +33,7 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
+from ..sanitize import visible_controls
 from .sources import SourceRecord, anchor_for, archive_path, handle_target, legacy_path, manual_record
 from .topics import Citation, Definition, Paragraph, TopicDoc, parse_topic, root_to_topic_rel, topic_rel_to_root
 
@@ -131,7 +135,7 @@ class Normalizer:
     # -- one file -------------------------------------------------------------------------
 
     def normalize(self, path: str, raw: str) -> Normalized:
-        text = raw.replace("\r\n", "\n")
+        text = visible_controls(raw.replace("\r\n", "\n"))
         text = text.rstrip("\n") + "\n" if text.strip() else ""
         doc = parse_topic(path, text)
         lines = list(doc.lines)

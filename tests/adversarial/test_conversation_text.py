@@ -68,7 +68,8 @@ def test_a_model_copying_hostile_text_verbatim_is_stored_as_text_and_shown_sanit
     assert write(store, sid, force=True, model=name).code == "WRITTEN"
     assert workspace_problems(store.state_dir) == []
     stored = Workspace(store.state_dir).read_topic("echo.md")
-    assert "\x1b[31m" in stored and "\u202e" in stored  # text, not interpreted, not lost
+    assert "\u241b[31m" in stored and "\u202e" in stored  # text, not interpreted, not lost
+    assert not (set(stored) & CONTROLS)  # the file is safe to cat, and git diffs it as text
     shown = sanitize(stored)
     assert not (set(shown) & (CONTROLS | BIDI)) and "\u241b[31m" in shown  # ESC shown as a visible mark
 

@@ -60,6 +60,17 @@ def test_unchanged_topics_keep_every_byte(seeded: Seeded) -> None:
     assert after == before
 
 
+def test_control_characters_in_an_edit_are_stored_visible_and_git_diffs_the_topic_as_text(seeded: Seeded) -> None:
+    ws = seeded.ws
+    text = ws.read_topic("people/ada.md").replace("green tea", "green\x00tea \x1b[31mred\x1b[0m\x9b")
+    result = save_topic(ws, "people/ada.md", text)
+    assert result.outcome == "installed", result.diagnostics
+    stored = ws.read_topic("people/ada.md")
+    assert "green\u2400tea \u241b[31mred\u241b[0m\u27e89B\u27e9" in stored
+    numstat = git(ws, "diff", "--numstat", "HEAD~1", "HEAD", "--", "topics/people/ada.md")
+    assert numstat.split()[:2] == ["1", "1"]  # counted lines: a text file, not "-\t-" (binary)
+
+
 def test_a_moved_block_keeps_its_id_evidence_and_incoming_links(seeded: Seeded) -> None:
     ws = seeded.ws
     ada = ws.read_topic("people/ada.md")
