@@ -130,6 +130,24 @@ async def test_hostile_text_is_displayed_inertly(make_app, settle, tmp_path: Pat
         assert app.is_running and isinstance(app.screen, SessionsScreen)
 
 
+async def test_an_old_sessions_date_is_shown_whole_and_the_title_gives_way(make_app, settle, tmp_path: Path) -> None:
+    """Many imported sessions (a scrollbar) from long ago (dates, not "3 h"), wide backlogs."""
+    import re
+
+    state = tmp_path / "state"
+    for n in range(40):
+        turns = [{"id": f"t{i}", "text": "the cache sizing question again " * 40,
+                  "predecessor": f"t{i - 1}" if i else "ROOT"} for i in range(12)]  # "12 · 2.4k"
+        write_openprogram_session(state, f"old{n}", turns, head="t11",
+                                  title=f"Imported session {n} from long ago, with a long descriptive title")
+    app = make_app(state)
+    async with app.run_test(size=(160, 30)) as pilot:
+        await settle(pilot)
+        rows = [line.split("│")[1] for line in screen_lines(app) if line.startswith("│") and "Imported" in line]
+        assert len(rows) > 5 and all(re.search(r"\b\d{4}-\d\d-\d\d\b", row) for row in rows)
+        assert all("…" in row for row in rows)  # the title is the column that gives way
+
+
 async def test_a_10000_turn_session_opens_and_scrolls_to_the_end(make_app, settle, tmp_path: Path) -> None:
     """A long-lived session as OpenProgram leaves it: written up to a 20-turn backlog, a re-ask
     every thousand turns (each leaving an abandoned branch of 250 turns)."""

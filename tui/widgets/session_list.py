@@ -13,7 +13,7 @@ from ..safe_text import untrusted_line
 from ..session_model import SessionListing
 
 MIN_TITLE, MAX_TITLE = 12, 40
-OTHER_COLUMNS = 1 + 9 + 2 + 8  # flag, pending, branches, activity (cut first when narrow)
+FIXED_COLUMNS = 1 + 9 + 2  # flag, pending, branches; then activity, as wide as its longest cell
 CHROME = 2 + 1 + 2 * 5  # border, scrollbar, one cell of padding each side of five columns
 
 
@@ -29,7 +29,7 @@ class SessionList(DataTable):
         super().__init__(id=id, cursor_type="row", zebra_stripes=False, cell_padding=1)
         self.listing: SessionListing | None = None
         self.now = 0.0
-        self.title_width = 0
+        self.width = 0  # the widget's, once known
 
     @property
     def selected_id(self) -> str | None:
@@ -38,28 +38,37 @@ class SessionList(DataTable):
         return self.coordinate_to_cell_key(self.cursor_coordinate).row_key.value
 
     def on_resize(self, event: Resize) -> None:
-        width = max(MIN_TITLE, min(MAX_TITLE, event.size.width - OTHER_COLUMNS - CHROME))
-        if width != self.title_width and self.listing is not None:
-            self.show(self.listing, self.now, width)
+        if event.size.width != self.width:
+            self.width = event.size.width
+            if self.listing is not None:
+                self.show(self.listing, self.now)
 
-    def show(self, listing: SessionListing, now: float, title_width: int | None = None) -> None:
+    def _title_width(self, activity: list[str]) -> int:
+        """What the other columns leave (dates are wider than "3 h": the title gives way)."""
+        if not self.width:
+            return MAX_TITLE
+        others = FIXED_COLUMNS + max([len("Activity"), *map(len, activity)])
+        return max(MIN_TITLE, min(MAX_TITLE, self.width - others - CHROME))
+
+    def show(self, listing: SessionListing, now: float) -> None:
         """Replace the rows, keeping the cursor on the same session when it is still listed."""
         keep = self.selected_id
         self.listing, self.now = listing, now
-        self.title_width = title_width or self.title_width or MAX_TITLE
+        activity = [ago(row.last_activity, now) for row in listing.rows]
+        self.title_width = self._title_width(activity)
         self.clear(columns=True)
         self.add_column("", key="flag", width=1)
         self.add_column("Session", key="title", width=self.title_width)
         self.add_column("Pending", key="pending")
         self.add_column("Br", key="branches")
         self.add_column("Activity", key="activity")
-        for row in listing.rows:
+        for row, active in zip(listing.rows, activity):
             owed = Text(f"{row.pending_turns} · {tokens(row.pending_tokens)}" if row.pending_turns else "0",
                         style="bold" if row.pending_turns else "dim", justify="right")
             title = untrusted_line(row.title or row.id, width=self.title_width)
             flag = Text("!", style="bold red") if row.failure else Text(" ")  # its last write failed for good
             self.add_row(flag, title, owed, Text(str(row.branches), justify="right"),
-                         Text(ago(row.last_activity, now), style="dim"), key=row.id)
+                         Text(active, style="dim"), key=row.id)
         for problem in listing.problems:
             self.add_row(Text("!", style="bold red"), untrusted_line(problem.id, width=self.title_width),
                          Text("unreadable", style="red"), Text(""), Text(""), key=problem.id)
