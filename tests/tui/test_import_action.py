@@ -21,6 +21,14 @@ async def press(pilot, selector: str) -> None:
     pilot.app.screen.query_one(selector, Button).press()
     await pilot.pause()
 
+
+async def open_dialog(pilot, settle) -> ImportDialog:
+    await settle(pilot)
+    await pilot.press("i")
+    await settle(pilot)
+    assert isinstance(pilot.app.screen, ImportDialog)
+    return pilot.app.screen
+
 pytestmark = pytest.mark.anyio
 
 FIXTURES = Path(__file__).resolve().parents[3] / "shared" / "fixtures" / "transcripts"
@@ -46,10 +54,7 @@ async def test_import_from_the_default_location_fills_the_empty_screen(make_app,
     async with app.run_test(size=(160, 48)) as pilot:
         await settle(pilot)
         assert "No sessions yet" in "\n".join(screen_lines(app))
-        await pilot.press("i")
-        await settle(pilot)
-        dialog = app.screen
-        assert isinstance(dialog, ImportDialog)
+        dialog = await open_dialog(pilot, settle)
         assert dialog.query_one(RadioSet).pressed_button.id == "claude-code"  # the agent whose store exists
         labels = [str(button.label) for button in dialog.query(RadioButton)]
         assert labels[0].startswith("Claude Code") and str(claude_home.parent) in labels[0]
@@ -63,8 +68,7 @@ async def test_import_from_the_default_location_fills_the_empty_screen(make_app,
         status = str(app.screen.query_one(ImportStatus).render())
         assert "3 session(s) (3 new)" in status
         # importing again adds nothing and says so
-        await pilot.press("i")
-        await settle(pilot)
+        await open_dialog(pilot, settle)
         await press(pilot, "#import")
         await settle(pilot)
         assert "(0 new), 0 node(s) added" in str(app.screen.query_one(ImportStatus).render())
@@ -75,9 +79,7 @@ async def test_explicit_paths_and_a_missing_one(make_app, settle, tmp_path: Path
     one = claude_home / "claude-code__daaain_claude-code-log__dag_compact_after_rewind.jsonl"
     app = make_app(state)
     async with app.run_test(size=(160, 48)) as pilot:
-        await settle(pilot)
-        await pilot.press("i")
-        await settle(pilot)
+        await open_dialog(pilot, settle)
         app.screen.query_one(Input).value = str(tmp_path / "no-such-dir")
         await press(pilot, "#import")
         await settle(pilot)
@@ -95,9 +97,7 @@ async def test_cancel_imports_nothing(make_app, settle, tmp_path: Path, claude_h
     state = tmp_path / "state"
     app = make_app(state)
     async with app.run_test(size=(160, 48)) as pilot:
-        await settle(pilot)
-        await pilot.press("i")
-        await settle(pilot)
+        await open_dialog(pilot, settle)
         await pilot.press("escape")
         await settle(pilot)
         assert not isinstance(app.screen, ImportDialog)
