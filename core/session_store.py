@@ -41,6 +41,10 @@ class UnknownSession(SessionError):
     pass
 
 
+class SessionExists(SessionError):
+    pass
+
+
 class UnknownNode(SessionError):
     pass
 
@@ -169,9 +173,12 @@ class SessionStore:
         is their durability point (imports: fewer git processes, no fsyncs)."""
         sid = session_id or uuid.uuid4().hex[:12]
         d = self.session_dir(sid)
-        if d.exists():
-            raise SessionError(f"session already exists: {sid}")
-        (d / "history").mkdir(parents=True)
+        self.root.mkdir(parents=True, exist_ok=True)
+        try:
+            d.mkdir()  # the claim: of two processes creating one session, exactly one gets here
+        except FileExistsError:
+            raise SessionExists(f"session already exists: {sid}") from None
+        (d / "history").mkdir()
         (d / "workdir").mkdir()
         (d / "workdir" / ".gitkeep").touch()
         (d / ".scriptorium").mkdir()

@@ -7,6 +7,7 @@ including the written markers memory put there.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -14,7 +15,7 @@ from typing import Any
 import orjson
 
 from ..nodes import clean_text
-from ..session_store import SessionError, SessionStore
+from ..session_store import SessionError, SessionExists, SessionStore
 from .plan import PlannedNode, SessionPlan
 
 ROLE_OF = {"user": "user", "assistant": "assistant", "tool": "tool"}
@@ -41,12 +42,16 @@ def apply_plan(store: SessionStore, plan: SessionPlan, *,
     sid = plan.session_id
     created = not store.has_session(sid)
     if created:
-        store.create_session(title=plan.title, session_id=sid, commit=False, **_clean(plan.meta))
+        try:
+            store.create_session(title=plan.title, session_id=sid, commit=False, **_clean(plan.meta))
+        except SessionExists:
+            _wait_until_created(store, sid)  # another import got there first: add to its session
+            created = False
     result = ApplyResult(session_id=sid, title=plan.title, created=created)
     known = store.index(sid).entries
     missing = [n for n in plan.nodes if n.id not in known]
     result.unchanged = len(plan.nodes) - len(missing)
-    if not missing:
+    if not missing and not created:  # a session we created is committed by the batch even if empty
         return result
     with store.batch(sid, message=f"import {plan.kind}: {len(missing)} node(s)"):
         for done, node in enumerate(missing, start=1):
@@ -61,6 +66,16 @@ def apply_plan(store: SessionStore, plan: SessionPlan, *,
             if on_node is not None:
                 on_node(done, len(missing))
     return result
+
+
+def _wait_until_created(store: SessionStore, sid: str, timeout: float = 5.0) -> None:
+    """A session another process is creating has its files in a moment; raise if not."""
+    deadline = time.monotonic() + timeout
+    while not store.has_session(sid):
+        if time.monotonic() > deadline:
+            raise SessionError(f"session {sid} is half created (another import died?): remove "
+                               f"{store.session_dir(sid)} if it holds no history, then import again")
+        time.sleep(0.05)
 
 
 def _clean(value: Any) -> Any:

@@ -106,3 +106,29 @@ def test_interrupted_import_leaves_only_whole_committed_sessions(tmp_path: Path,
     monkeypatch.setattr(claude_code, "plan_sessions", real)
     again = import_sources(store, "claude-code", [source])  # the next run completes the import
     assert not again.errors and len(store.session_ids()) == 3
+
+
+def test_two_imports_of_the_same_transcripts_at_once_agree(tmp_path: Path) -> None:
+    """`scriptorium import` in two terminals (or the app and `watch`): every session created
+    once, every node written once, both runs clean."""
+    import sys
+
+    source = corpus(tmp_path)
+    state = tmp_path / "state"
+    cmd = [sys.executable, "-m", "scriptorium.core.cli", "--state", str(state), "import", "claude-code",
+           str(source), "--json"]
+    runs = [subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    reports = []
+    for run in runs:
+        out, err = run.communicate(timeout=120)
+        assert run.returncode == 0, err
+        reports.append(json.loads(out))
+    assert all(not r["errors"] for r in reports)
+    assert sum(r["sessions_created"] for r in reports) == 3
+    total = reports[0]["nodes_added"] + reports[0]["nodes_unchanged"]
+    assert sum(r["nodes_added"] for r in reports) == total  # each node written by exactly one run
+    store = SessionStore(state)
+    assert len(store.session_ids()) == 3
+    for sid in store.session_ids():
+        d = store.session_dir(sid)
+        assert subprocess.run(["git", "status", "--porcelain"], cwd=d, capture_output=True, text=True).stdout == ""
