@@ -62,8 +62,9 @@ def progress_bar(*, enabled: bool) -> Iterator[Progress | None]:
 def print_report(report: ImportReport) -> None:
     """Plain text (never markup: titles and reasons come from the transcripts)."""
     created = sum(1 for s in report.sessions if s.created)
+    rate = f", {report.bytes / 1e6 / report.seconds:.1f} MB/s" if report.seconds > 0 and report.bytes > 1e6 else ""
     print(f"{report.kind}: {report.files} file(s), {len(report.sessions)} session(s) ({created} new), "
-          f"{report.nodes_added} node(s) added, {report.nodes_unchanged} unchanged")
+          f"{report.nodes_added} node(s) added, {report.nodes_unchanged} unchanged, in {report.seconds:.1f} s{rate}")
     for title, counter in (("skipped", report.skipped), ("folded", report.folded), ("notes", report.notes)):
         if counter:
             print(f"{title}:")

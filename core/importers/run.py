@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
@@ -30,6 +31,7 @@ class ImportReport:
     skipped: Counter[str] = field(default_factory=Counter)
     folded: Counter[str] = field(default_factory=Counter)
     notes: Counter[str] = field(default_factory=Counter)
+    seconds: float = 0.0  # how long the import took
 
     @property
     def nodes_added(self) -> int:
@@ -57,6 +59,7 @@ class ImportReport:
             "notes": dict(self.notes.most_common()),
             "errors": self.errors,
             "session_ids": [s.session_id for s in self.sessions],
+            "seconds": round(self.seconds, 3),
         }
 
 
@@ -86,6 +89,7 @@ def import_sources(store: SessionStore, kind: str, paths: Iterable[Path] | None 
     """
     if kind not in IMPORTERS:
         raise ValueError(f"unknown importer {kind!r} (choose from {', '.join(IMPORTERS)})")
+    started = time.monotonic()
     files = resolve_files(kind, paths)
     report = ImportReport(kind=kind, files=len(files))
     meter = _Meter(sum(_size(f) for f in files), progress)
@@ -116,6 +120,7 @@ def import_sources(store: SessionStore, kind: str, paths: Iterable[Path] | None 
             raise
         pool.shutdown(wait=True)
     report.sessions = [f.result() for f in running]
+    report.seconds = time.monotonic() - started
     return report
 
 

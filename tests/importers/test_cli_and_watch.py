@@ -55,6 +55,7 @@ def test_import_json_summary_and_exit_codes(cli, tmp_path: Path) -> None:
     assert doc["sessions"] == 1 and doc["sessions_created"] == 1
     assert doc["nodes_added"] > 0 and doc["nodes_unchanged"] == 0
     assert doc["folded"] == {"compact boundary (into its summary node)": 1}
+    assert isinstance(doc["seconds"], float) and 0 < doc["seconds"] < 60
     again = json.loads(cli(state, "import", "claude-code", str(CC_REWIND), "--json").stdout)
     assert again["nodes_added"] == 0 and again["nodes_unchanged"] == doc["nodes_added"]
 
@@ -64,6 +65,7 @@ def test_import_json_summary_and_exit_codes(cli, tmp_path: Path) -> None:
 
     text = cli(state, "import", "pi", str(PI_BRANCHING))
     assert text.returncode == 0 and "1 session(s) (1 new)" in text.stdout and "future_entry" in text.stdout
+    assert " s" in text.stdout.splitlines()[0] and ", in " in text.stdout.splitlines()[0]
 
 
 def test_default_locations_follow_each_agents_environment(cli, tmp_path: Path) -> None:
