@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import subprocess
 import time
 import uuid
 from collections.abc import Iterator, Mapping
@@ -21,16 +20,15 @@ from typing import Any
 
 from filelock import FileLock
 
-from .fsutil import atomic_write_bytes, atomic_write_text, write_file_batched
+from . import session_git
+from .fsutil import atomic_write_bytes, write_file_batched
 from .git_pack import PackedCommit
-from .nodes import FILENAME_RE, ROLE_ALIASES, ROOT_ID, Node, clean_text, valid_node_id
+from .nodes import ROLE_ALIASES, ROOT_ID, Node, clean_text, valid_node_id
 from .session_index import IndexEntry, NodeFileError, SessionIndex, bump_generation, read_node_file
+from .session_registry import update_registry
 from .tokens import count_tokens
 
-GIT_NAME = "Scriptorium"
-GIT_EMAIL = "scriptorium@local"
 LOCK_TIMEOUT_S = 10.0
-UNCOMMITTED_FLAG = "uncommitted"  # in .scriptorium/: non-empty while files are written ahead of their commit
 
 
 class SessionError(Exception):
@@ -191,57 +189,20 @@ class SessionStore:
         repo = self._repo(d)
         init_paths = ["meta.json", f"history/{root.filename}", "workdir/.gitkeep"]
         if commit:
-            self._commit(repo, init_paths, "session init")
+            session_git.commit_paths(repo, init_paths, "session init")
             self._registry_update(sid, meta)
         else:
             self._unborn[sid] = set(init_paths)  # the first commit also updates the registry
-            _set_flag(d, True)  # should we die first, the next writer commits them
+            session_git.set_flag(d, True)  # should we die first, the next writer commits them
         return sid
 
     # --- git -----------------------------------------------------------------
 
-    def _init_git(self, d: Path):
-        import git
-
-        repo = git.Repo.init(d, initial_branch="main")
-        with repo.config_writer() as cw:
-            cw.set_value("user", "name", GIT_NAME)
-            cw.set_value("user", "email", GIT_EMAIL)
-        self._ensure_excluded(d)
-        return repo
-
-    @staticmethod
-    def _ensure_excluded(d: Path) -> None:
-        exclude = d / ".git" / "info" / "exclude"
-        try:
-            text = exclude.read_text(encoding="utf-8") if exclude.exists() else ""
-        except OSError:
-            return
-        if "/.scriptorium/" not in text.splitlines():
-            exclude.parent.mkdir(parents=True, exist_ok=True)
-            with exclude.open("a", encoding="utf-8") as fh:
-                fh.write(("" if text.endswith("\n") or not text else "\n") + "/.scriptorium/\n")
-
     def _repo(self, d: Path):
-        import git
-
         repo = self._repos.get(d)
         if repo is None:
-            if (d / ".git").exists():
-                self._ensure_excluded(d)
-                repo = git.Repo(d)
-            else:
-                repo = self._init_git(d)
-            self._repos[d] = repo
+            repo = self._repos[d] = session_git.open_repo(d)
         return repo
-
-    @staticmethod
-    def _commit(repo, paths: list[str], message: str) -> None:
-        """Stage the given paths and commit (git's own add: fast for thousand-file imports)."""
-        existing = [p for p in paths if (Path(repo.working_tree_dir) / p).exists()]
-        if existing:
-            repo.git.add("--", *existing)
-        repo.git.commit("--quiet", "--no-verify", "--allow-empty", "-m", message)
 
     def _committed(self, sid: str, paths: list[str], message: str) -> None:
         batch = self._batches.get(sid)
@@ -249,7 +210,7 @@ class SessionStore:
             batch.paths.update(paths)
             return
         paths = sorted(set(paths) | self._unborn.pop(sid, set()))
-        self._commit(self._repo(self.session_dir(sid)), paths, message)
+        session_git.commit_paths(self._repo(self.session_dir(sid)), paths, message)
 
     @contextlib.contextmanager
     def batch(self, sid: str, message: str = "import") -> Iterator[None]:
@@ -278,13 +239,14 @@ class SessionStore:
                 if batch.paths or unborn:
                     paths = sorted(batch.paths | {"meta.json"} | (unborn or set()))
                     repo = self._repo(d)
-                    if not batch.pack.commit(paths, batch.message, name=GIT_NAME, email=GIT_EMAIL,
+                    if not batch.pack.commit(paths, batch.message, name=session_git.GIT_NAME,
+                                             email=session_git.GIT_EMAIL,
                                              new_branch="refs/heads/main" if unborn else None):
-                        self._commit(repo, paths, batch.message)
+                        session_git.commit_paths(repo, paths, batch.message)
                     self._registry_update(sid, batch.meta)
                 else:
                     batch.pack.close()
-                _set_flag(d, False)
+                session_git.set_flag(d, False)
                 index.save()
 
     # --- index ---------------------------------------------------------------
@@ -353,26 +315,17 @@ class SessionStore:
         with FileLock(str(d / ".scriptorium" / "lock"), timeout=LOCK_TIMEOUT_S):
             self._begin_writes(sid, d)
             yield self.index(sid)
-            _set_flag(d, False)  # every locked write ends with its commit
+            session_git.set_flag(d, False)  # every locked write ends with its commit
 
     def _begin_writes(self, sid: str, d: Path) -> None:
         """Under the session lock, before writing files a commit will follow: first commit
         whatever an interrupted writer left on disk ahead of its commit (its flag is still
         up), then raise ours. Costs one stat when the last writer finished. (Our own
         deferred session-init files are no leftovers: they join our next commit.)"""
-        if _flag_is_up(d) and sid not in self._unborn:
-            self._recover(d)
-        _set_flag(d, True)
-
-    def _recover(self, d: Path) -> None:
-        status = subprocess.run(["git", "status", "--porcelain", "-z", "--no-renames", "--untracked-files=all", "--",
-                                 "history", "meta.json", "workdir/.gitkeep"], cwd=d, capture_output=True, check=False)
-        if status.returncode != 0:
-            return
-        paths = [entry[3:].decode("utf-8", "surrogateescape") for entry in status.stdout.split(b"\0") if len(entry) > 3]
-        paths = [p for p in paths if not p.startswith("history/") or FILENAME_RE.match(p[len("history/"):])]
-        if paths:  # node files and meta.json only: never a stray temp file
-            self._commit(self._repo(d), sorted(paths), "recover: files an interrupted write left uncommitted")
+        if session_git.flag_is_up(d) and sid not in self._unborn:
+            if paths := session_git.leftovers(d):
+                session_git.commit_paths(self._repo(d), paths, "recover: files an interrupted write left uncommitted")
+        session_git.set_flag(d, True)
 
     def append(
         self,
@@ -638,45 +591,7 @@ class SessionStore:
             self._registry_write({sid: meta})
 
     def _registry_write(self, metas: Mapping[str, Mapping[str, Any]]) -> None:
-        """Keep OpenProgram's `sessions/index.json` registry in step, when there is one or
-        when we create it; a corrupt registry is left for OpenProgram to rebuild."""
-        path = self.root / "index.json"
-        try:
-            with FileLock(str(self.root / ".index.json.lock"), timeout=LOCK_TIMEOUT_S):
-                try:
-                    registry = json.loads(path.read_text(encoding="utf-8"))
-                    if not isinstance(registry, dict):
-                        return
-                except FileNotFoundError:
-                    registry = {}
-                except (OSError, ValueError):
-                    return
-                for sid, meta in metas.items():
-                    entry = registry.get(sid) if isinstance(registry.get(sid), dict) else {}
-                    for key in ("id", "agent_id", "title", "created_at", "updated_at", "source"):
-                        if key in meta:
-                            entry[key] = meta[key]
-                    registry[sid] = entry
-                atomic_write_text(path, json.dumps(registry, ensure_ascii=False, indent=2))
-        except OSError:
-            pass
-
-
-def _flag_is_up(d: Path) -> bool:
-    try:
-        return (d / ".scriptorium" / UNCOMMITTED_FLAG).stat().st_size > 0
-    except OSError:
-        return False
-
-
-def _set_flag(d: Path, up: bool) -> None:
-    """Rewritten in place (never created and deleted per write: cheap on every disk)."""
-    try:
-        with open(d / ".scriptorium" / UNCOMMITTED_FLAG, "wb") as fh:
-            if up:
-                fh.write(b"1")
-    except OSError:
-        pass  # without the flag, recovery merely waits for someone to notice
+        update_registry(self.root, metas, lock_timeout=LOCK_TIMEOUT_S)
 
 
 def _num(value: Any) -> float:
