@@ -179,6 +179,13 @@ if how == "batch":
     with store.batch(sid):
         for i in range(int(sys.argv[4])):
             store.append(sid, "user", f"crashed turn {i}")
+elif how == "packed-before-index":  # fast-import committed; killed before the index is synced
+    import subprocess
+    real_run = subprocess.run
+    subprocess.run = lambda args, *a, **k: os._exit(3) if "reset" in args else real_run(args, *a, **k)
+    with store.batch(sid):
+        for i in range(int(sys.argv[4])):
+            store.append(sid, "user", f"crashed turn {i}")
 elif how == "append":
     store.append(sid, "user", "a turn whose commit never happened")
 else:
@@ -187,7 +194,8 @@ else:
 """
 
 
-@pytest.mark.parametrize(("how", "count"), [("batch", 5), ("batch", MIN_FILES + 5), ("append", 1), ("marks", 0)])
+@pytest.mark.parametrize(("how", "count"), [("batch", 5), ("batch", MIN_FILES + 5), ("packed-before-index", MIN_FILES + 5),
+                                            ("append", 1), ("marks", 0)])
 def test_files_an_interrupted_writer_left_uncommitted_join_the_next_commit(tmp_path: Path, how: str,
                                                                             count: int) -> None:
     import sys
