@@ -22,6 +22,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("kind", choices=KINDS, help="which agent wrote the transcripts")
     p.add_argument("paths", nargs="*", type=Path, metavar="PATH",
                    help="files or directories (default: " + ", ".join(f"{k}: {v}" for k, v in DEFAULT_HELP.items()) + ")")
+    p.add_argument("--dry-run", action="store_true",
+                   help="plan only: report what an import would add; write nothing")
     add_json_flag(p)
     p.set_defaults(func=cmd_import)
 
@@ -29,7 +31,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 def cmd_import(args: argparse.Namespace, ctx: CliContext) -> int:
     try:
         with progress_bar(enabled=not args.json) as progress:
-            report = import_sources(ctx.store, args.kind, args.paths or None, progress=progress)
+            report = import_sources(ctx.store, args.kind, args.paths or None, progress=progress,
+                                    dry_run=args.dry_run)
     except FileNotFoundError as exc:
         raise CliError(str(exc)) from exc
     if args.json:
@@ -63,8 +66,9 @@ def print_report(report: ImportReport) -> None:
     """Plain text (never markup: titles and reasons come from the transcripts)."""
     created = sum(1 for s in report.sessions if s.created)
     rate = f", {report.bytes / 1e6 / report.seconds:.1f} MB/s" if report.seconds > 0 and report.bytes > 1e6 else ""
+    added = "would be added (dry run: nothing written)" if report.dry_run else "added"
     print(f"{report.kind}: {report.files} file(s), {len(report.sessions)} session(s) ({created} new), "
-          f"{report.nodes_added} node(s) added, {report.nodes_unchanged} unchanged, in {report.seconds:.1f} s{rate}")
+          f"{report.nodes_added} node(s) {added}, {report.nodes_unchanged} unchanged, in {report.seconds:.1f} s{rate}")
     for title, counter in (("skipped", report.skipped), ("folded", report.folded), ("notes", report.notes)):
         if counter:
             print(f"{title}:")

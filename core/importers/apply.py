@@ -68,6 +68,19 @@ def apply_plan(store: SessionStore, plan: SessionPlan, *,
     return result
 
 
+def preview_plan(store: SessionStore, plan: SessionPlan) -> ApplyResult:
+    """What `apply_plan` would do, writing nothing: a new session, or the nodes it lacks."""
+    sid = plan.session_id
+    exists = store.has_session(sid)
+    try:
+        known = store.index(sid).entries if exists else {}
+    except SessionError as exc:
+        return ApplyResult(session_id=sid, title=plan.title, created=False, errors=[str(exc)])
+    missing = sum(1 for node in plan.nodes if node.id not in known)
+    return ApplyResult(session_id=sid, title=plan.title, created=not exists, added=missing,
+                       unchanged=len(plan.nodes) - missing)
+
+
 def _wait_until_created(store: SessionStore, sid: str, timeout: float = 5.0) -> None:
     """A session another process is creating has its files in a moment; raise if not."""
     deadline = time.monotonic() + timeout

@@ -15,7 +15,7 @@ from filelock import Timeout
 
 from ..session_store import SessionError, SessionStore
 from . import IMPORTERS
-from .apply import ApplyResult, apply_plan
+from .apply import ApplyResult, apply_plan, preview_plan
 from .plan import SessionPlan
 
 Progress = Callable[[int, int, str], None]  # (bytes done, bytes total, what is being imported)
@@ -32,6 +32,7 @@ class ImportReport:
     folded: Counter[str] = field(default_factory=Counter)
     notes: Counter[str] = field(default_factory=Counter)
     seconds: float = 0.0  # how long the import took
+    dry_run: bool = False  # planned only: "added" means "would add"
 
     @property
     def nodes_added(self) -> int:
@@ -60,6 +61,7 @@ class ImportReport:
             "errors": self.errors,
             "session_ids": [s.session_id for s in self.sessions],
             "seconds": round(self.seconds, 3),
+            "dry_run": self.dry_run,
         }
 
 
@@ -79,8 +81,9 @@ def resolve_files(kind: str, paths: Iterable[Path] | None) -> list[Path]:
 
 
 def import_sources(store: SessionStore, kind: str, paths: Iterable[Path] | None = None, *,
-                   progress: Progress | None = None, workers: int = WORKERS) -> ImportReport:
-    """Import every session found under `paths` (or the agent's default location).
+                   progress: Progress | None = None, workers: int = WORKERS, dry_run: bool = False) -> ImportReport:
+    """Import every session found under `paths` (or the agent's default location);
+    with `dry_run`, plan and count only — no session or node is written.
 
     Sessions are written by `workers` threads at once (one session never by two):
     most of a session's cost is waiting — on file creation and on git — so a second
@@ -91,7 +94,7 @@ def import_sources(store: SessionStore, kind: str, paths: Iterable[Path] | None 
         raise ValueError(f"unknown importer {kind!r} (choose from {', '.join(IMPORTERS)})")
     started = time.monotonic()
     files = resolve_files(kind, paths)
-    report = ImportReport(kind=kind, files=len(files))
+    report = ImportReport(kind=kind, files=len(files), dry_run=dry_run)
     meter = _Meter(sum(_size(f) for f in files), progress)
     session_locks: defaultdict[str, threading.Lock] = defaultdict(threading.Lock)
     running: list[Future[ApplyResult]] = []
@@ -108,6 +111,10 @@ def import_sources(store: SessionStore, kind: str, paths: Iterable[Path] | None 
                 if not plan.nodes:
                     meter.advance(share, "")
                     continue  # nothing to import (not a transcript, or nothing but metadata yet)
+                if dry_run:
+                    report.sessions.append(preview_plan(store, plan))
+                    meter.advance(share, plan.title or plan.session_id)
+                    continue
                 future = pool.submit(_apply, store, plan, share, meter, session_locks[plan.session_id])
                 running.append(future)
                 in_flight.add(future)
@@ -119,7 +126,7 @@ def import_sources(store: SessionStore, kind: str, paths: Iterable[Path] | None 
             pool.shutdown(wait=True, cancel_futures=True)
             raise
         pool.shutdown(wait=True)
-    report.sessions = [f.result() for f in running]
+    report.sessions += [f.result() for f in running]
     report.seconds = time.monotonic() - started
     return report
 

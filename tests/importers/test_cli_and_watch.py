@@ -68,6 +68,30 @@ def test_import_json_summary_and_exit_codes(cli, tmp_path: Path) -> None:
     assert " s" in text.stdout.splitlines()[0] and ", in " in text.stdout.splitlines()[0]
 
 
+def test_a_dry_run_counts_what_an_import_would_add_and_writes_nothing(cli, tmp_path: Path) -> None:
+    state = tmp_path / "state"
+    source = tmp_path / "s.jsonl"
+    lines = CC_REWIND.read_text().splitlines(keepends=True)
+    source.write_text("".join(lines[:6]))
+    preview = json.loads(cli(state, "import", "claude-code", str(source), "--dry-run", "--json").stdout)
+    assert preview["dry_run"] is True and preview["sessions_created"] == 1 and preview["nodes_added"] > 0
+    assert not (state / "sessions").exists() or not any((state / "sessions").iterdir())
+    done = json.loads(cli(state, "import", "claude-code", str(source), "--json").stdout)
+    assert done["dry_run"] is False and done["nodes_added"] == preview["nodes_added"]
+
+    with source.open("a") as fh:
+        fh.write("".join(lines[6:]))
+    sid = done["session_ids"][0]
+    before = {p.name: p.read_bytes() for p in (state / "sessions" / sid / "history").iterdir()}
+    grown = json.loads(cli(state, "import", "claude-code", str(source), "--dry-run", "--json").stdout)
+    assert grown["sessions_created"] == 0 and grown["nodes_unchanged"] == done["nodes_added"]
+    assert {p.name: p.read_bytes() for p in (state / "sessions" / sid / "history").iterdir()} == before
+    final = json.loads(cli(state, "import", "claude-code", str(source), "--json").stdout)
+    assert final["nodes_added"] == grown["nodes_added"] > 0
+    text = cli(state, "import", "claude-code", str(source), "--dry-run")
+    assert "would be added (dry run: nothing written)" in text.stdout
+
+
 def test_default_locations_follow_each_agents_environment(cli, tmp_path: Path) -> None:
     (tmp_path / "claude" / "projects" / "p").mkdir(parents=True)
     shutil.copyfile(CC_REWIND, tmp_path / "claude" / "projects" / "p" / "s1.jsonl")
