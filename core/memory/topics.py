@@ -356,6 +356,9 @@ def _analyse(p: Paragraph, path: str, issues: list[Issue]) -> None:
     if p.body[pos:].strip():
         issues.append(Issue("parse", p.line, f"content after final evidence: {label}",
                             "end every claim with its citation, e.g. 'Ada likes tea.[^e1]'", p.block_id))
+    elif not any(claim.text for claim in p.claims):
+        issues.append(Issue("parse", p.line, f"missing memory content before [^{p.citations[0].id}]",
+                            "write the fact the citation supports before it, or remove the paragraph", p.block_id))
 
 
 def parse_topic(path: str, text: str) -> TopicDoc:

@@ -82,6 +82,11 @@ def cite_pending(txn: Transaction, s: Seeded) -> None:
                     "[^e9]: Time: `2026-01-02`; Sources: [boat](openprogram/s3/n0)\n")
 
 
+def citation_only(txn: Transaction, s: Seeded) -> None:
+    text = txn.read_topic("people/ada.md")
+    txn.write_topic("people/ada.md", text + "\n[^e7]\n\n[^e7]: Time: `2026-01-02`; Sources: [tea](openprogram/s1/m0)\n")
+
+
 def uncited_writer_paragraph(txn: Transaction, s: Seeded) -> None:
     replace(txn, "people/ada.md", "## Work\n", "## Work\n\nAda is very busy.\n")
 
@@ -112,6 +117,7 @@ CASES: list[tuple[str, str, Edit, str, str, int | None]] = [
     ("required", "write", uncited_writer_paragraph, "citation-required", "topics/people/ada.md", 11),
     ("utf8", "edit", bad_utf8, "parse", "topics/people/ada.md", 3),
     ("definition", "edit", malformed_definition, "parse", "topics/people/ada.md", 7),
+    ("no-words", "edit", citation_only, "parse", "topics/people/ada.md", 15),
     ("conflict", "edit", stale_base, "conflict", "topics/people/ada.md", None),
 ]
 
