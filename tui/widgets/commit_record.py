@@ -3,15 +3,13 @@ its transaction (blocks created and retired, evidence archived) and the files it
 
 from __future__ import annotations
 
-from textual.app import ComposeResult
-from textual.containers import VerticalScroll
 from textual.content import Content
-from textual.widgets import Static
 
 from scriptorium.core.sanitize import sanitize_line
 
 from ..formatting import stamp
 from ..history_model import CommitDetail
+from .text_panel import ContentPanel
 
 LABEL = 10
 SHOWN_IDS = 12
@@ -62,15 +60,6 @@ def record_content(detail: CommitDetail) -> Content:
     return Content("\n").join(lines)
 
 
-class CommitRecord(VerticalScroll):
-    DEFAULT_CSS = """
-    CommitRecord { padding: 0 1; background: $surface; }
-    """
-
-    def compose(self) -> ComposeResult:
-        yield Static(markup=False)
-
+class CommitRecord(ContentPanel):
     def show(self, detail: CommitDetail | None, empty: str = "") -> None:
-        body = record_content(detail) if detail is not None else Content.styled(empty, "italic $muted-text")
-        self.query_one(Static).update(body)
-        self.scroll_home(animate=False)
+        self.show_body(record_content(detail) if detail is not None else None, empty)

@@ -6,12 +6,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from textual.app import ComposeResult
-from textual.containers import VerticalScroll
 from textual.content import Content
-from textual.widgets import Static
 
 from scriptorium.core.sanitize import sanitize
+
+from .text_panel import ContentPanel
 
 _HUNK = re.compile(r"^@@ -\d+(?:,(\d+))? \+\d+(?:,(\d+))? @@")
 _STYLE = {"@": "$text-accent", "+": "$text-success", "-": "$text-error", "\\": "italic $muted-text", " ": ""}
@@ -73,16 +72,7 @@ def diff_content(diff: str) -> Content:
     return Content("\n").join(out)
 
 
-class DiffView(VerticalScroll):
-    DEFAULT_CSS = """
-    DiffView { padding: 0 1; background: $surface; }
-    """
-
-    def compose(self) -> ComposeResult:
-        yield Static(markup=False)
-
+class DiffView(ContentPanel):
     def show(self, diff: str, empty: str = "") -> None:
         """`diff` coloured; when it is empty, the `empty` note (ours, trusted) instead."""
-        body = diff_content(diff) if diff.strip() else Content.styled(empty, "italic $muted-text")
-        self.query_one(Static).update(body)
-        self.scroll_home(animate=False)
+        self.show_body(diff_content(diff) if diff.strip() else None, empty)

@@ -1,4 +1,5 @@
-"""A titled, scrollable panel of untrusted text (a topic, a render, an injection)."""
+"""Scrollable panels of one piece of content: untrusted text (a topic, a render, an
+injection), and the base every such panel shares (`ContentPanel`)."""
 
 from __future__ import annotations
 
@@ -10,15 +11,24 @@ from textual.widgets import Static
 from ..safe_text import untrusted_content
 
 
-class TextPanel(VerticalScroll):
+class ContentPanel(VerticalScroll):
+    """One Static in a scroll view: the content, or a muted note when there is none."""
+
     DEFAULT_CSS = """
-    TextPanel { padding: 0 1; background: $surface; }
+    ContentPanel { padding: 0 1; background: $surface; }
     """
 
     def compose(self) -> ComposeResult:
         yield Static(markup=False)
 
+    def show_body(self, body: Content | None, empty: str, *, to_top: bool = True) -> None:
+        """`body`, or the `empty` note (ours, trusted) when it is None; back to the top unless told not to."""
+        self.query_one(Static).update(body if body is not None else Content.styled(empty, "italic $muted-text"))
+        if to_top:
+            self.scroll_home(animate=False)
+
+
+class TextPanel(ContentPanel):
     def show(self, text: str, empty: str = "") -> None:
-        """`text` as plain text; when it is empty, the `empty` note (ours, trusted) instead."""
-        body = untrusted_content(text) if text else Content.styled(empty, "italic $muted-text")
-        self.query_one(Static).update(body)
+        """`text` as plain text; when it is empty, the `empty` note instead (the scroll stays)."""
+        self.show_body(untrusted_content(text) if text else None, empty, to_top=False)
