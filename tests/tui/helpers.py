@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from scriptorium.tui.screens.sessions import SessionsScreen
+from scriptorium.tui.screens.topics import TopicsScreen
 from scriptorium.tui.widgets.session_list import SessionList
 
 
@@ -16,6 +17,19 @@ async def open_session(pilot, settle, session_id: str) -> SessionsScreen:
     await pilot.press(*(["down" if steps > 0 else "up"] * abs(steps)))
     await settle(pilot)
     assert screen.graph is not None and screen.graph.session_id == session_id
+    return screen
+
+
+async def open_topics(pilot, settle, path: str | None = None) -> TopicsScreen:
+    await settle(pilot)
+    await pilot.app.switch_mode("topics")
+    await settle(pilot)
+    screen = pilot.app.screen
+    assert isinstance(screen, TopicsScreen)
+    if path is not None and screen.path != path:
+        screen.open_topic(path)
+        await settle(pilot)
+    assert screen.path == (path or "core.md")
     return screen
 
 

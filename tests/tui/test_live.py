@@ -13,7 +13,7 @@ from scriptorium.tui.live import LiveUpdates
 from scriptorium.tui.screens.topics import TopicsScreen
 from scriptorium.tui.widgets.topic_tree import TopicTree
 
-from .helpers import screen_lines
+from .helpers import open_topics, screen_lines
 from .topics_support import Probe, settle_until, topics_state_copy
 
 pytestmark = pytest.mark.anyio
@@ -88,11 +88,7 @@ async def test_an_external_change_to_a_topic_appears_in_the_open_app(make_app, s
                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     app = make_app(topics_state)
     async with app.run_test(size=(140, 40)) as pilot:
-        await settle(pilot)
-        await app.switch_mode("topics")
-        await settle(pilot)
-        screen = app.screen
-        assert isinstance(screen, TopicsScreen) and screen.path == "core.md"
+        screen = await open_topics(pilot, settle)
         await settle_until(pilot, settle, lambda: app.live.running)
         probe = Probe()
         app.live.subscribe(probe)
@@ -131,10 +127,7 @@ async def test_an_external_change_to_a_topic_appears_in_the_open_app(make_app, s
 async def test_a_draft_is_kept_when_its_file_changes_on_disk(make_app, settle, topics_state: Path) -> None:
     app = make_app(topics_state)
     async with app.run_test(size=(140, 40)) as pilot:
-        await settle(pilot)
-        await app.switch_mode("topics")
-        await settle(pilot)
-        screen = app.screen
+        screen = await open_topics(pilot, settle)
         await settle_until(pilot, settle, lambda: app.live.running)
         probe = Probe()
         app.live.subscribe(probe)

@@ -15,7 +15,7 @@ from scriptorium.tui.widgets.block_inspector import BlockInspector
 from scriptorium.tui.widgets.diagnostics_panel import DiagnosticsPanel
 from scriptorium.tui.widgets.topic_view import BlockCard
 
-from .helpers import screen_lines, terminal_output
+from .helpers import open_topics, screen_lines, terminal_output
 from .topics_support import settle_until, topics_state_copy, visible_files
 
 pytestmark = pytest.mark.anyio
@@ -26,19 +26,6 @@ CACHE = "infra/build-cache.md"
 @pytest.fixture()
 def topics_state(tmp_path_factory: pytest.TempPathFactory, tmp_path: Path) -> Path:
     return topics_state_copy(tmp_path_factory, tmp_path)
-
-
-async def open_topics(pilot, settle, path: str | None = None) -> TopicsScreen:
-    await settle(pilot)
-    await pilot.app.switch_mode("topics")
-    await settle(pilot)
-    screen = pilot.app.screen
-    assert isinstance(screen, TopicsScreen)
-    if path is not None and screen.path != path:
-        screen.open_topic(path)
-        await settle(pilot)
-    assert screen.path == (path or "core.md")
-    return screen
 
 
 def block_span(text: str, block_id: str) -> tuple[tuple[int, int], tuple[int, int]]:
