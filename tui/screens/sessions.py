@@ -37,10 +37,8 @@ from ..widgets.detail_pane import DetailPane
 from ..widgets.empty_state import EmptyState
 from ..widgets.graph_header import GraphHeader
 from ..widgets.graph_legend import GraphLegend
+from ..widgets import import_status
 from ..widgets.import_status import ImportStatus
-from ..widgets.import_status import finished as import_finished
-from ..widgets.import_status import running as import_running
-from ..widgets.import_status import summary as import_summary
 from ..widgets.screen_tabs import ScreenTabs
 from ..widgets.session_list import SessionList
 from ..widgets.write_status import WriteStatus, finished, job_label, running, standing_failure, summary
@@ -359,7 +357,7 @@ class SessionsScreen(Screen):
         if job is None or self.import_job is not None:
             return
         self.import_job = job
-        self.query_one(ImportStatus).show(import_running(job, 0, 0, "reading the transcripts…"))
+        self.query_one(ImportStatus).show(import_status.running(job, 0, 0, "reading the transcripts…"))
         self.import_worker(job)
 
     @work(thread=True, group="import", exit_on_error=False)
@@ -377,7 +375,7 @@ class SessionsScreen(Screen):
 
     def on_import_progress(self, message: ImportProgress) -> None:
         if message.job == self.import_job:
-            self.query_one(ImportStatus).show(import_running(message.job, message.done, message.total,
+            self.query_one(ImportStatus).show(import_status.running(message.job, message.done, message.total,
                                                              message.label))
 
     def _import_worker_changed(self, event: Worker.StateChanged) -> None:
@@ -393,10 +391,10 @@ class SessionsScreen(Screen):
     def on_import_finished(self, message: ImportFinished) -> None:
         outcome = message.outcome
         self.import_job = None
-        self.query_one(ImportStatus).show(import_finished(outcome))
+        self.query_one(ImportStatus).show(import_status.finished(outcome))
         self.set_timer(IMPORT_OUTCOME_S, self._hide_import_outcome)
         severity = "information" if outcome.ok and not outcome.errors else "error"
-        self.notify(import_summary(outcome), title="Import finished" if outcome.ok else "Import stopped",
+        self.notify(import_status.summary(outcome), title="Import finished" if outcome.ok else "Import stopped",
                     severity=severity, markup=False)
         self.action_reload()
 
