@@ -28,7 +28,7 @@ from typing import Any
 
 from scriptorium.core.importers import claude_code
 from scriptorium.core.importers.run import import_sources
-from scriptorium.core.session_store import SessionStore
+from scriptorium.core.sessions.store import SessionStore
 
 FIXTURES = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "transcripts"
 MAIN = "claude-code__marot_spotter__ae4a77f8-aedd-4bc1-888f-c94edc91af04.first400KB.jsonl"

@@ -20,8 +20,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from scriptorium.core.marker import MARK_KEY, mark_written, pending, workspace_id
-from scriptorium.core.session_store import SessionStore
+from scriptorium.core.sessions.marker import MARK_KEY, mark_written, pending, workspace_id
+from scriptorium.core.sessions.store import SessionStore
 
 BRANCHES = 50
 BACKLOG = 20

@@ -21,8 +21,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from scriptorium.core.marker import mark_written, workspace_id
-from scriptorium.core.session_store import SessionStore
+from scriptorium.core.sessions.marker import mark_written, workspace_id
+from scriptorium.core.sessions.store import SessionStore
 
 SESSIONS = 100
 TURNS = 30
@@ -31,7 +31,7 @@ RUNS = 5
 CHILD = r"""
 import json, sys, time
 from scriptorium.tui.app import ScriptoriumApp
-from scriptorium.tui.widgets.session_list import SessionList
+from scriptorium.tui.sessions.session_list import SessionList
 
 marks = {}
 display = ScriptoriumApp._display

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from scriptorium.core.config import set_config_value
-from scriptorium.core.session_store import SessionStore
+from scriptorium.core.sessions.store import SessionStore
 from scriptorium.core.tokens import count_tokens
 from scriptorium.core.writer import agent, register_provider, write
 from scriptorium.core.writer.model import load_litellm

@@ -22,9 +22,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .marker import MARK_KEY, pending_branches, workspace_id
+from .sessions.marker import MARK_KEY, pending_branches, workspace_id
 from .paths import default_state_dir
-from .session_store import SessionStore
+from .sessions.store import SessionStore
 
 FOREIGN_WORKSPACE = "w-1c0ffee2"  # "a session copied from another machine"
 DAY = 86400.0

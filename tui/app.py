@@ -21,9 +21,9 @@ from scriptorium.core.config import load_config, set_config_value
 from scriptorium.themes import DARK_NAME, DEFAULT_THEME, LIGHT_NAME, THEMES, VARIABLE_DEFAULTS
 
 from .live import LiveUpdates
-from .screens.help import HelpScreen
-from .screens.sessions import SessionsScreen
-from .session_model import SessionListing
+from .common.help import HelpScreen
+from .sessions.screen import SessionsScreen
+from .sessions.model import SessionListing
 
 if TYPE_CHECKING:
     from textual.command import Provider
@@ -32,37 +32,37 @@ THEME_KEY = "tui.theme"
 
 
 def _core_screen() -> Screen:
-    from .screens.core import CoreScreen
+    from .core.screen import CoreScreen
 
     return CoreScreen()
 
 
 def _topics_screen() -> Screen:
-    from .screens.topics import TopicsScreen
+    from .topics.screen import TopicsScreen
 
     return TopicsScreen()
 
 
 def _search_screen() -> Screen:
-    from .screens.search import SearchScreen
+    from .search.screen import SearchScreen
 
     return SearchScreen()
 
 
 def _sleep_screen() -> Screen:
-    from .screens.sleep import SleepScreen
+    from .sleep.screen import SleepScreen
 
     return SleepScreen()
 
 
 def _history_screen() -> Screen:
-    from .screens.history import HistoryScreen
+    from .history.screen import HistoryScreen
 
     return HistoryScreen()
 
 
 def _project_screen() -> Screen:
-    from .screens.project import ProjectScreen
+    from .project.screen import ProjectScreen
 
     return ProjectScreen()
 

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from scriptorium.core.paths import StatePaths
 
-from .messages import DiskChanged
+from .common.messages import DiskChanged
 
 if TYPE_CHECKING:
     from textual.message_pump import MessagePump

@@ -35,7 +35,7 @@ class CliContext:
 
     @cached_property
     def store(self):
-        from ..session_store import SessionStore
+        from ..sessions.store import SessionStore
 
         return SessionStore(self.state_dir)
 

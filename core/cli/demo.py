@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from ..demo import branch_summary, default_demo_dir, ensure_demo
-from ..session_store import SessionError
+from ..sessions.store import SessionError
 from .common import CliContext, CliError
 
 

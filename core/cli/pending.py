@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from ..marker import BranchPending, pending, pending_branches, workspace_id
-from ..session_store import SessionError
+from ..sessions.marker import BranchPending, pending, pending_branches, workspace_id
+from ..sessions.store import SessionError
 from .common import CliContext, CliError, add_json_flag, emit_json
 
 

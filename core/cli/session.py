@@ -7,7 +7,7 @@ import json
 import sys
 from typing import Any
 
-from ..session_store import SessionError
+from ..sessions.store import SessionError
 from .common import CliContext, CliError, add_json_flag, emit_json
 
 
@@ -129,7 +129,7 @@ def cmd_rewind(args: argparse.Namespace, ctx: CliContext) -> int:
 
 
 def cmd_mark(args: argparse.Namespace, ctx: CliContext) -> int:
-    from ..marker import mark_written, workspace_id
+    from ..sessions.marker import mark_written, workspace_id
 
     try:
         wid = workspace_id(ctx.state_dir)

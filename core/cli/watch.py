@@ -3,8 +3,8 @@ process with duties.
 
 A duty is anything with `name`, `start()` (returns at once, work happens in its own
 threads) and `stop()` (waits for its threads). `build_duties` is the one place that
-turns options into duties: live import, finishing idle sessions (writer/watcher.py)
-and the nightly sleep (writer/scheduler.py). SIGINT and SIGTERM stop every duty, newest first, and
+turns options into duties: live import, finishing idle sessions (watch/idle.py)
+and the nightly sleep (watch/scheduler.py). SIGINT and SIGTERM stop every duty, newest first, and
 the command exits 0.
 """
 
@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from ..importers import KINDS
-from ..importers.follow import ImportFollower
+from ..watch.follow import ImportFollower
 from ..importers.run import ImportReport
 from ..sanitize import sanitize_line
 from .common import CliContext, CliError, add_json_flag
@@ -71,7 +71,7 @@ def build_duties(args: argparse.Namespace, ctx: CliContext, emit: Emit) -> list[
                                      on_error=lambda e, k=kind: emit({"event": "error", "duty": f"import {k}",
                                                                       "message": str(e)})))
     if args.finish or args.sleep:
-        from ..writer.duties import memory_duties
+        from ..watch.duties import memory_duties
 
         try:
             duties += memory_duties(ctx.state_dir, emit, finish_idle=args.finish, nightly_sleep=args.sleep,
@@ -139,7 +139,7 @@ def _line(doc: dict[str, Any]) -> str:
     if event == "error":
         return f"error in {doc['duty']}: {sanitize_line(doc['message'])}"
     if event in ("finish", "sleep"):
-        from ..writer.duties import describe
+        from ..watch.duties import describe
 
         return describe(doc)
     if event == "started":

@@ -14,8 +14,8 @@ from typing import Any
 
 import orjson
 
-from ..nodes import clean_text
-from ..session_store import SessionError, SessionExists, SessionStore
+from ..sessions.nodes import clean_text
+from ..sessions.store import SessionError, SessionExists, SessionStore
 from .plan import PlannedNode, SessionPlan
 
 ROLE_OF = {"user": "user", "assistant": "assistant", "tool": "tool"}

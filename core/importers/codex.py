@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..nodes import ROOT_ID
+from ..sessions.nodes import ROOT_ID
 from .jsonl import discover_jsonl, iter_records, peek_records
 from .plan import PlannedNode, SessionPlan, ToolTracker, as_text, parse_time, safe_id, shown, str_field
 

@@ -30,7 +30,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from ..nodes import ROOT_ID, clean_text, valid_node_id
+from ..sessions.nodes import ROOT_ID, clean_text, valid_node_id
 
 TOOL_TEXT_LIMIT = 4000  # chars of a tool's input/output kept on its node; the source file keeps the rest
 CHAIN_KINDS = frozenset({"user", "assistant", "spawn"})

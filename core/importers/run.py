@@ -13,7 +13,7 @@ from typing import Any
 
 from filelock import Timeout
 
-from ..session_store import SessionError, SessionStore
+from ..sessions.store import SessionError, SessionStore
 from . import IMPORTERS
 from .apply import ApplyResult, apply_plan, preview_plan
 from .plan import SessionPlan

@@ -239,7 +239,7 @@ def session_record(
 
 
 def records_to_sources(records: Iterable[Any], *, provider: str = "openprogram") -> list[SourceRecord]:
-    """`scriptorium.core.records.Record`s as archive records (source id = provider/session/node)."""
+    """`scriptorium.core.sessions.records.Record`s as archive records (source id = provider/session/node)."""
     return [session_record(r.session_id, r.id, r.role, r.text, r.created_at, provider=provider) for r in records]
 
 

@@ -77,7 +77,7 @@ class Workspace:
 
     @property
     def id(self) -> str:
-        from ..marker import workspace_id
+        from ..sessions.marker import workspace_id
 
         return workspace_id(self.state_dir)
 

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..session_store import SessionStore
+from ..sessions.store import SessionStore
 from ..tokens import count_tokens
 from .base import MemoryProvider, Message
 

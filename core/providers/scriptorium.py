@@ -18,10 +18,10 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from ..marker import pending
+from ..sessions.marker import pending
 from ..memory import Workspace
 from ..search import DEFAULT_TOP_K, render_hits, workspace_index
-from ..session_store import SessionStore
+from ..sessions.store import SessionStore
 from .base import MemoryProvider, Message
 
 

@@ -18,7 +18,7 @@ from .uncited import BackfillResult, backfill
 from .counters import SleepDue, sleep_due
 from .migration import MigrationResult, migrate
 from .model import OFFLINE_MODEL, register_provider, resolve_model
-from ..marker import trigger_tokens
+from ..sessions.marker import trigger_tokens
 from .pipeline import BatchResult, WriteResult, finish, write
 from .progress import Progress
 from .reorganize import SleepPreview, SleepResult, install_preview, sleep

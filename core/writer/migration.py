@@ -23,12 +23,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..marker import MARK_KEY, mark_written, workspace_id
+from ..sessions.marker import MARK_KEY, mark_written, workspace_id
 from ..memory.lock import write_lock
 from ..memory.sources import anchor_for, archive_path, legacy_path, scan_archive
 from ..paths import StatePaths
 from ..runtime_state import load_runtime, save_runtime
-from ..session_store import SessionError, SessionStore
+from ..sessions.store import SessionError, SessionStore
 
 PROVIDER = "openprogram"
 LOCK_TIMEOUT_S = 5.0

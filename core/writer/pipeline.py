@@ -25,13 +25,13 @@ from typing import Any
 
 from filelock import FileLock, Timeout
 
-from ..marker import PendingTurn, cut_batch, mark_written, pending, trigger_tokens, workspace_id
+from ..sessions.marker import PendingTurn, cut_batch, mark_written, pending, trigger_tokens, workspace_id
 from ..memory import LockBusy, SourceIndex, SourceRecord, Workspace, install, records_to_sources
 from ..memory.lock import write_lock
 from ..memory.sources import archive_path, speaker_label
 from ..paths import StatePaths
-from ..records import records_for
-from ..session_store import SessionError, SessionStore
+from ..sessions.records import records_for
+from ..sessions.store import SessionError, SessionStore
 from .classify import Failure, PassResult, classify
 from .counters import note_batch, note_sleep, sleep_due
 from .editing import Rejected, changed_files, edit_with_repair

@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from scriptorium.core.marker import pending
+from scriptorium.core.sessions.marker import pending
 from scriptorium.core.memory import Workspace, archive_path, save_topic, scan_archive
 from scriptorium.core.memory.sources import anchor_for, session_record
 from scriptorium.core.paths import StatePaths

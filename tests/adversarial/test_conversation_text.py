@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 
-from scriptorium.core.marker import pending
+from scriptorium.core.sessions.marker import pending
 from scriptorium.core.memory import Workspace, archive_path, scan_archive
 from scriptorium.core.paths import StatePaths
 from scriptorium.core.sanitize import sanitize

@@ -10,12 +10,12 @@ import time
 
 import pytest
 
-from scriptorium.core.marker import pending
+from scriptorium.core.sessions.marker import pending
 from scriptorium.core.memory import Workspace
 from scriptorium.core.paths import StatePaths
 from scriptorium.core.runtime_state import load_runtime
 from scriptorium.core.writer import finish, write
-from scriptorium.core.writer.watcher import IdleWatcher, load_processed
+from scriptorium.core.watch.idle import IdleWatcher, load_processed
 from stress.world import MODEL, recorder, workspace_problems
 
 from .conftest import marked, memory_files, talk

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from scriptorium.core.marker import pending
+from scriptorium.core.sessions.marker import pending
 from scriptorium.core.writer import write
 from scriptorium.core.writer.tools import MAX_READ_CHARS, MAX_WRITE_BYTES, WRITER_TOOLS, ToolError, TopicTools
 from writer.scripted import scripted

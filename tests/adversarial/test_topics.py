@@ -11,7 +11,7 @@ import subprocess
 
 import pytest
 
-from scriptorium.core.marker import pending
+from scriptorium.core.sessions.marker import pending
 from scriptorium.core.memory import Workspace, save_topic
 from scriptorium.core.paths import StatePaths
 from scriptorium.core.writer import write

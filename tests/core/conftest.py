@@ -4,8 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from scriptorium.core.marker import workspace_id
-from scriptorium.core.session_store import SessionStore
+from scriptorium.core.sessions.marker import workspace_id
+from scriptorium.core.sessions.store import SessionStore
 
 
 @pytest.fixture()

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import git
 import pytest
-from scriptorium.core.git_pack import MIN_FILES, PackedCommit
-from scriptorium.core.session_store import SessionStore
+from scriptorium.core.sessions.pack import MIN_FILES, PackedCommit
+from scriptorium.core.sessions.store import SessionStore
 
 
 def git_out(d: Path, *args: str) -> str:
@@ -168,13 +168,13 @@ def test_packed_commit_declines_and_leaves_the_branch_alone(tmp_path: Path, case
 
 CRASHING_CHILD = """
 import os, sys
-from scriptorium.core.session_store import SessionStore
+from scriptorium.core.sessions.store import SessionStore
 store = SessionStore(sys.argv[1])
 sid, how = sys.argv[2], sys.argv[3]
-import scriptorium.core.session_git as session_git
+import scriptorium.core.sessions.repo as session_git
 session_git.commit_paths = lambda *a, **k: os._exit(3)  # die where the commit would be
 if how == "batch":
-    import scriptorium.core.git_pack as gp
+    import scriptorium.core.sessions.pack as gp
     gp.PackedCommit.commit = lambda *a, **k: os._exit(3)
     with store.batch(sid):
         for i in range(int(sys.argv[4])):
@@ -229,7 +229,7 @@ def test_a_clean_session_needs_no_recovery(tmp_path: Path) -> None:
 def test_a_session_created_without_its_commit_by_a_process_that_died_is_recovered(tmp_path: Path) -> None:
     import sys
 
-    code = ("import os, sys\nfrom scriptorium.core.session_store import SessionStore\n"
+    code = ("import os, sys\nfrom scriptorium.core.sessions.store import SessionStore\n"
             "SessionStore(sys.argv[1]).create_session('orphan', session_id='orphan', commit=False)\nos._exit(3)\n")
     subprocess.run([sys.executable, "-c", code, str(tmp_path / "state")], check=False)
     store = SessionStore(tmp_path / "state")

@@ -8,9 +8,16 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from scriptorium.core.marker import MARK_KEY, cut_batch, mark_written, pending, pending_branches, workspace_id
-from scriptorium.core.records import branch_records
-from scriptorium.core.session_store import SessionStore
+from scriptorium.core.sessions.marker import (
+    MARK_KEY,
+    cut_batch,
+    mark_written,
+    pending,
+    pending_branches,
+    workspace_id,
+)
+from scriptorium.core.sessions.records import branch_records
+from scriptorium.core.sessions.store import SessionStore
 
 
 def chain(store: SessionStore, sid: str, after: str, n: int, label: str, tools: bool = False) -> list[str]:

@@ -11,7 +11,7 @@ from pathlib import Path
 import git
 import pytest
 
-from scriptorium.core.session_store import InvalidNode, SessionStore, UnknownNode, UnknownSession
+from scriptorium.core.sessions.store import InvalidNode, SessionStore, UnknownNode, UnknownSession
 
 
 def files_snapshot(d: Path) -> dict[str, bytes]:
@@ -151,7 +151,7 @@ def test_another_process_append_is_seen_by_an_open_store(store: SessionStore) ->
     store.append(sid, "user", "first")
     assert len(store.get_branch(sid)) == 1  # the index is now cached in this process
     code = textwrap.dedent(f"""
-        from scriptorium.core.session_store import SessionStore
+        from scriptorium.core.sessions.store import SessionStore
         s = SessionStore({str(store.state_dir)!r})
         s.append({sid!r}, "assistant", "from another process")
         s.merge_node_metadata_batch({sid!r}, {{s.head({sid!r}): {{"seen": True}}}})

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from scriptorium.core.nodes import Node
-from scriptorium.core.session_store import SessionStore
+from scriptorium.core.sessions.nodes import Node
+from scriptorium.core.sessions.store import SessionStore
 
 FIXTURES = Path(__file__).resolve().parents[3] / "shared" / "fixtures" / "transcripts"
 CC_REWIND = FIXTURES / "claude-code__daaain_claude-code-log__dag_compact_after_rewind.jsonl"

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from scriptorium.core.importers import claude_code
 from scriptorium.core.importers.run import import_sources
-from scriptorium.core.session_store import SessionStore
+from scriptorium.core.sessions.store import SessionStore
 
 from .conftest import CC_AGENT, CC_MAIN, CC_MAIN_ID, CC_REWIND, CC_TOOL_HEAVY, forks
 

@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 
 from scriptorium.core.cli import main
-from scriptorium.core.importers.follow import ImportFollower
+from scriptorium.core.watch.follow import ImportFollower
 from scriptorium.core.importers.run import import_sources
-from scriptorium.core.session_store import SessionStore
+from scriptorium.core.sessions.store import SessionStore
 
 from .conftest import CC_REWIND, CODEX_SMALL, PI_BRANCHING, forks
 

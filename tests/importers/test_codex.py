@@ -8,7 +8,7 @@ from typing import Any
 
 from scriptorium.core.importers import codex
 from scriptorium.core.importers.run import import_sources
-from scriptorium.core.session_store import SessionStore
+from scriptorium.core.sessions.store import SessionStore
 
 from .conftest import CODEX_SMALL, forks
 

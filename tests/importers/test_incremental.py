@@ -9,8 +9,8 @@ from pathlib import Path
 import git
 
 from scriptorium.core.importers.run import import_sources
-from scriptorium.core.marker import MARK_KEY, mark_written, pending, workspace_id
-from scriptorium.core.session_store import SessionStore
+from scriptorium.core.sessions.marker import MARK_KEY, mark_written, pending, workspace_id
+from scriptorium.core.sessions.store import SessionStore
 
 from .conftest import CC_MAIN, CC_MAIN_ID, CODEX_SMALL, FIXTURES, PI_BRANCHING, tree_digest
 

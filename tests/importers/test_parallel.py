@@ -11,8 +11,8 @@ import pytest
 
 from scriptorium.core.importers import claude_code
 from scriptorium.core.importers.run import import_sources
-from scriptorium.core.nodes import ROOT_ID
-from scriptorium.core.session_store import SessionStore
+from scriptorium.core.sessions.nodes import ROOT_ID
+from scriptorium.core.sessions.store import SessionStore
 
 from .conftest import CC_MAIN, CC_REWIND, CC_TOOL_HEAVY, PI_BRANCHING, PI_SMALL
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from scriptorium.core.importers import pi
 from scriptorium.core.importers.run import import_sources
-from scriptorium.core.session_store import SessionStore
+from scriptorium.core.sessions.store import SessionStore
 
 from .conftest import PI_BRANCHING, PI_SMALL, forks
 

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from scriptorium.core.importers import IMPORTERS
 from scriptorium.core.importers.plan import SessionPlan
-from scriptorium.core.nodes import ROOT_ID, valid_node_id
+from scriptorium.core.sessions.nodes import ROOT_ID, valid_node_id
 
 from .conftest import CC_MAIN, CC_REWIND, CC_TOOL_HEAVY, CODEX_SMALL, PI_BRANCHING, PI_SMALL
 

@@ -4,8 +4,8 @@ import io
 from pathlib import Path
 
 from scriptorium.core.cli import main
-from scriptorium.core.marker import pending
-from scriptorium.core.session_store import SessionStore
+from scriptorium.core.sessions.marker import pending
+from scriptorium.core.sessions.store import SessionStore
 from scriptorium.core.writer import register_provider
 
 

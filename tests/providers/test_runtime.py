@@ -7,7 +7,7 @@ from scriptorium.core.providers import MemoryProvider
 from scriptorium.core.providers.runtime import ChatRuntime
 from scriptorium.core.providers.trilogy import TrilogyProvider
 from scriptorium.core.search import fence_memory
-from scriptorium.core.session_store import SessionStore
+from scriptorium.core.sessions.store import SessionStore
 
 
 class Recording(MemoryProvider):

@@ -4,11 +4,11 @@ from pathlib import Path
 
 from filelock import FileLock
 
-from scriptorium.core.marker import pending
+from scriptorium.core.sessions.marker import pending
 from scriptorium.core.paths import StatePaths
 from scriptorium.core.providers import create_provider
 from scriptorium.core.providers.runtime import ChatRuntime
-from scriptorium.core.session_store import SessionStore
+from scriptorium.core.sessions.store import SessionStore
 from scriptorium.core.writer.pipeline import PASS_LOCK
 
 QUESTIONS = [

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from scriptorium.core.memory import LockBusy, Workspace, save_topic
-from scriptorium.core.session_store import SessionStore
+from scriptorium.core.sessions.store import SessionStore
 from scriptorium.core.writer import finish, sleep, write
 
 from .world import MODEL, git_out, history_problems, recorder, turn_text, workspace_problems

@@ -43,16 +43,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from scriptorium.core import session_store as session_store_module
+from scriptorium.core.sessions import store as session_store_module
 from scriptorium.core.config import set_config_value
-from scriptorium.core.marker import MARK_KEY, PendingTurn, cut_batch, pending_branches, workspace_id
+from scriptorium.core.sessions.marker import MARK_KEY, PendingTurn, cut_batch, pending_branches, workspace_id
 from scriptorium.core.memory import Workspace, install, scan_archive
 from scriptorium.core.memory.audit import read_records
 from scriptorium.core.memory.history import TRAILER
 from scriptorium.core.memory.sources import SourceIndex
 from scriptorium.core.memory.topics import UNUSED_DEFINITION, parse_cached, resolve_topic_link
 from scriptorium.core.paths import StatePaths
-from scriptorium.core.session_store import SessionStore
+from scriptorium.core.sessions.store import SessionStore
 from scriptorium.core.tokens import count_tokens
 from scriptorium.core.writer import finish, register_provider, sleep, write
 from scriptorium.core.writer.model import load_litellm

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from scriptorium.core.demo import build_demo
-from scriptorium.core.nodes import ROOT_ID, Node
+from scriptorium.core.sessions.nodes import ROOT_ID, Node
 
 WORKSPACE = "w-5c0ffee5"  # fixed, so marks and snapshots are the same on every run
 DEMO_NOW = 1_767_268_800.0 - 3600  # the demo was built an hour before the app's fixed clock

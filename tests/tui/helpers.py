@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from scriptorium.tui.screens.sessions import SessionsScreen
-from scriptorium.tui.screens.topics import TopicsScreen
-from scriptorium.tui.widgets.session_list import SessionList
+from scriptorium.tui.sessions.screen import SessionsScreen
+from scriptorium.tui.topics.screen import TopicsScreen
+from scriptorium.tui.sessions.session_list import SessionList
 
 
 async def open_session(pilot, settle, session_id: str) -> SessionsScreen:

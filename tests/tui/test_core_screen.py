@@ -8,7 +8,7 @@ import pytest
 
 from scriptorium.core.config import load_config
 from scriptorium.core.memory import Workspace
-from scriptorium.tui.screens.core import CoreScreen
+from scriptorium.tui.core.screen import CoreScreen
 
 from .helpers import screen_lines
 

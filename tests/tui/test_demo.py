@@ -10,10 +10,10 @@ import pytest
 
 from scriptorium.core.cli import main
 from scriptorium.core.demo import FOREIGN_WORKSPACE, build_demo
-from scriptorium.core.marker import MARK_KEY, pending, pending_branches, workspace_id
+from scriptorium.core.sessions.marker import MARK_KEY, pending, pending_branches, workspace_id
 from scriptorium.core.memory import Workspace
 from scriptorium.core.memory.sources import anchor_for
-from scriptorium.core.session_store import SessionStore
+from scriptorium.core.sessions.store import SessionStore
 from scriptorium.core.writer import OFFLINE_MODEL
 
 

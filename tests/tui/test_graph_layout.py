@@ -1,10 +1,10 @@
-"""The branch graph's lane layout (`scriptorium.core.graph_layout`), checked as plain strings."""
+"""The branch graph's lane layout (`scriptorium.core.sessions.graph_layout`), checked as plain strings."""
 
 from __future__ import annotations
 
 import random
 
-from scriptorium.core.graph_layout import NODE, GraphItem, display_order, layout, render_graph
+from scriptorium.core.sessions.graph_layout import NODE, GraphItem, display_order, layout, render_graph
 
 
 def draw(items: list[GraphItem], trunk: set[str] | None = None) -> list[str]:

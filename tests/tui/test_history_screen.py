@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 
 from scriptorium.core.memory import Workspace, save_topic
-from scriptorium.tui.history_model import list_commits
-from scriptorium.tui.screens.history import HistoryScreen
-from scriptorium.tui.widgets.commit_list import CommitList
-from scriptorium.tui.widgets.diagnostics_panel import DiagnosticsPanel
-from scriptorium.tui.widgets.diff_view import parse_diff
+from scriptorium.tui.history.model import list_commits
+from scriptorium.tui.history.screen import HistoryScreen
+from scriptorium.tui.history.commit_list import CommitList
+from scriptorium.tui.common.diagnostics_panel import DiagnosticsPanel
+from scriptorium.tui.common.diff_view import parse_diff
 
 from .helpers import screen_lines
 from .memory_history import Built, build, fix_git, head, memory_bytes

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 from textual.widgets import Button, Input, RadioButton, RadioSet
 
-from scriptorium.core.session_store import SessionStore
-from scriptorium.tui.screens.import_dialog import ImportDialog
-from scriptorium.tui.widgets.import_status import ImportStatus
-from scriptorium.tui.widgets.session_list import SessionList
+from scriptorium.core.sessions.store import SessionStore
+from scriptorium.tui.sessions.import_dialog import ImportDialog
+from scriptorium.tui.sessions.import_status import ImportStatus
+from scriptorium.tui.sessions.session_list import SessionList
 
 from .helpers import screen_lines
 

@@ -10,8 +10,8 @@ import pytest
 
 from scriptorium.core.memory import Workspace, save_topic
 from scriptorium.tui.live import LiveUpdates
-from scriptorium.tui.screens.topics import TopicsScreen
-from scriptorium.tui.widgets.topic_tree import TopicTree
+from scriptorium.tui.topics.screen import TopicsScreen
+from scriptorium.tui.topics.topic_tree import TopicTree
 
 from .helpers import open_topics, screen_lines
 from .topics_support import Probe, settle_until, topics_state_copy

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from scriptorium.core.memory import Workspace, save_topic
-from scriptorium.core.session_store import SessionStore
-from scriptorium.tui.screens.core import CoreScreen
-from scriptorium.tui.session_model import list_sessions
+from scriptorium.core.sessions.store import SessionStore
+from scriptorium.tui.core.screen import CoreScreen
+from scriptorium.tui.sessions.model import list_sessions
 
 from .topics_support import Probe, settle_until
 

@@ -11,9 +11,9 @@ import pytest
 
 from scriptorium.core.config import load_config, set_config_value
 from scriptorium.core.trilogy import TrilogySettings, archive_overflow, scaffold, trilogy_paths, trilogy_status
-from scriptorium.tui.screens.project import ProjectScreen
-from scriptorium.tui.widgets.area_map import AreaMap
-from scriptorium.tui.widgets.injection_meters import InjectionMeters
+from scriptorium.tui.project.screen import ProjectScreen
+from scriptorium.tui.project.area_map import AreaMap
+from scriptorium.tui.project.injection_meters import InjectionMeters
 
 from .helpers import screen_lines
 

@@ -6,7 +6,7 @@ from rich.console import Console
 from textual.content import Content
 
 from scriptorium.core.sanitize import sanitize, sanitize_line
-from scriptorium.tui.safe_text import untrusted_content, untrusted_line
+from scriptorium.tui.common.safe_text import untrusted_content, untrusted_line
 
 HOSTILE = "a\x1b[2Jb\x9b31mc\u202ed\u2066e\x00f\x07g\x7fh\ri"
 

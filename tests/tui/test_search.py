@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from scriptorium.core.search import workspace_index
-from scriptorium.tui.screens.search import TOP_K, SearchScreen
-from scriptorium.tui.screens.topics import TopicsScreen
-from scriptorium.tui.widgets.block_inspector import BlockInspector
-from scriptorium.tui.widgets.search_hits import SearchHits, query_terms
+from scriptorium.tui.search.screen import TOP_K, SearchScreen
+from scriptorium.tui.topics.screen import TopicsScreen
+from scriptorium.tui.topics.block_inspector import BlockInspector
+from scriptorium.tui.search.search_hits import SearchHits, query_terms
 
 from .helpers import screen_lines
 from .topics_support import topics_state_copy

@@ -10,13 +10,13 @@ from pathlib import Path
 import pytest
 
 from scriptorium.core.config import set_config_value
-from scriptorium.core.marker import MARK_KEY, cut_batch, pending
-from scriptorium.core.session_store import SessionStore
-from scriptorium.tui.screens.sessions import SessionsScreen
-from scriptorium.tui.session_model import short_id
-from scriptorium.tui.widgets.branch_graph import BranchGraph
-from scriptorium.tui.widgets.branch_list import BranchList
-from scriptorium.tui.widgets.detail_pane import DetailPane
+from scriptorium.core.sessions.marker import MARK_KEY, cut_batch, pending
+from scriptorium.core.sessions.store import SessionStore
+from scriptorium.tui.sessions.screen import SessionsScreen
+from scriptorium.tui.sessions.model import short_id
+from scriptorium.tui.sessions.branch_graph import BranchGraph
+from scriptorium.tui.sessions.branch_list import BranchList
+from scriptorium.tui.sessions.detail_pane import DetailPane
 
 from .conftest import WORKSPACE, fix_workspace_id, write_openprogram_session
 from .helpers import open_session, screen_lines, terminal_output

@@ -15,10 +15,10 @@ from scriptorium.core.memory import Workspace, save_topic
 from scriptorium.core.paths import StatePaths
 from scriptorium.core.runtime_state import load_runtime, save_runtime
 from scriptorium.core.writer import register_provider
-from scriptorium.tui.screens.help import HelpScreen
-from scriptorium.tui.screens.history import HistoryScreen
-from scriptorium.tui.screens.sleep import SleepScreen
-from scriptorium.tui.widgets.diagnostics_panel import DiagnosticsPanel
+from scriptorium.tui.common.help import HelpScreen
+from scriptorium.tui.history.screen import HistoryScreen
+from scriptorium.tui.sleep.screen import SleepScreen
+from scriptorium.tui.common.diagnostics_panel import DiagnosticsPanel
 
 from .helpers import screen_lines
 from .memory_history import INVOICES, Built, build, fix_git, head, memory_bytes

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from scriptorium.tui.widgets.branch_list import BranchList
+from scriptorium.tui.sessions.branch_list import BranchList
 
 from .helpers import open_session
 

@@ -9,11 +9,11 @@ import git
 import pytest
 
 from scriptorium.core.memory import Workspace, save_topic
-from scriptorium.tui.screens.topics import TopicsScreen
-from scriptorium.tui.screens.topics_dialogs import Choice, RetireDialog, SourceDialog
-from scriptorium.tui.widgets.block_inspector import BlockInspector
-from scriptorium.tui.widgets.diagnostics_panel import DiagnosticsPanel
-from scriptorium.tui.widgets.topic_view import BlockCard
+from scriptorium.tui.topics.screen import TopicsScreen
+from scriptorium.tui.topics.dialogs import Choice, RetireDialog, SourceDialog
+from scriptorium.tui.topics.block_inspector import BlockInspector
+from scriptorium.tui.common.diagnostics_panel import DiagnosticsPanel
+from scriptorium.tui.topics.topic_view import BlockCard
 
 from .helpers import open_topics, screen_lines, terminal_output
 from .topics_support import settle_until, topics_state_copy, visible_files

@@ -7,7 +7,7 @@ from pathlib import Path
 import git
 
 from scriptorium.core.memory import retire_block
-from scriptorium.tui.topics_model import block_history, list_topics
+from scriptorium.tui.topics.model import block_history, list_topics
 
 from .conftest import fix_workspace_id
 from .topics_support import build_topics

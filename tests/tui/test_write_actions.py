@@ -11,14 +11,14 @@ from pathlib import Path
 import pytest
 
 from scriptorium.core.config import set_config_value
-from scriptorium.core.marker import pending
+from scriptorium.core.sessions.marker import pending
 from scriptorium.core.paths import StatePaths
-from scriptorium.core.session_store import SessionStore
+from scriptorium.core.sessions.store import SessionStore
 from scriptorium.core.writer_status import record_session_outcome, session_failures
-from scriptorium.tui.session_model import PENDING, WRITTEN
-from scriptorium.tui.widgets.branch_graph import BranchGraph
-from scriptorium.tui.widgets.branch_list import BranchList
-from scriptorium.tui.widgets.write_status import WriteStatus
+from scriptorium.tui.sessions.model import PENDING, WRITTEN
+from scriptorium.tui.sessions.branch_graph import BranchGraph
+from scriptorium.tui.sessions.branch_list import BranchList
+from scriptorium.tui.sessions.write_status import WriteStatus
 
 from .conftest import WORKSPACE
 from .helpers import open_session, screen_lines

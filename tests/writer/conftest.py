@@ -5,9 +5,9 @@ from pathlib import Path
 
 import pytest
 
-from scriptorium.core.marker import MARK_KEY, workspace_id
+from scriptorium.core.sessions.marker import MARK_KEY, workspace_id
 from scriptorium.core.paths import StatePaths
-from scriptorium.core.session_store import SessionStore
+from scriptorium.core.sessions.store import SessionStore
 
 
 @pytest.fixture()

@@ -6,10 +6,10 @@ import json
 
 import pytest
 
-from scriptorium.core.marker import pending
+from scriptorium.core.sessions.marker import pending
 from scriptorium.core.memory.sources import plan_append, records_to_sources
 from scriptorium.core.paths import StatePaths
-from scriptorium.core.records import records_for
+from scriptorium.core.sessions.records import records_for
 from scriptorium.core.runtime_state import load_runtime, save_runtime
 from scriptorium.core.writer import migration as migrate_module
 from scriptorium.core.writer.migration import migrate

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from scriptorium.core.memory import parse_topic
-from scriptorium.core.session_store import SessionStore
+from scriptorium.core.sessions.store import SessionStore
 from scriptorium.core.writer import write
 from scriptorium.core.writer.keywords import keywords
 

@@ -14,8 +14,8 @@ from datetime import datetime
 
 
 from scriptorium.core.paths import StatePaths
-from scriptorium.core.writer.scheduler import SleepScheduler, next_run
-from scriptorium.core.writer.watcher import IdleWatcher, load_processed
+from scriptorium.core.watch.scheduler import SleepScheduler, next_run
+from scriptorium.core.watch.idle import IdleWatcher, load_processed
 
 from .conftest import chain, marked
 
@@ -102,7 +102,7 @@ def test_next_run_is_the_next_three_oclock():
 
 
 def test_scheduler_sleeps_once_at_three(monkeypatch):
-    monkeypatch.setattr("scriptorium.core.writer.scheduler.SLICE_S", 0.01)
+    monkeypatch.setattr("scriptorium.core.watch.scheduler.SLICE_S", 0.01)
     times = iter([datetime(2026, 3, 1, 2, 59, 59), datetime(2026, 3, 1, 2, 59, 59, 990000)]
                  + [datetime(2026, 3, 1, 3, 0, 1)] * 1000)
     ran = threading.Event()

@@ -11,7 +11,7 @@ import time
 import pytest
 
 from scriptorium.core.config import set_config_value
-from scriptorium.core.marker import pending
+from scriptorium.core.sessions.marker import pending
 from scriptorium.core.paths import StatePaths
 from scriptorium.core.tokens import count_tokens
 from scriptorium.core.writer import finish, write
@@ -195,7 +195,7 @@ def test_crash_between_install_and_marking_redoes_the_batch(store):
     chain(store, sid, ["u1", "a1"], text=lambda n: "where does the staging cluster move?" if n == "u1" else "to eu-west")
     script = textwrap.dedent(f"""
         import os, sys
-        from scriptorium.core.session_store import SessionStore
+        from scriptorium.core.sessions.store import SessionStore
         from scriptorium.core.writer import pipeline, write
         pipeline.mark_written = lambda *a, **k: os._exit(9)
         write(SessionStore(sys.argv[1]), {sid!r}, force=True)

@@ -1,0 +1,262 @@
+"""A compact, fingerprinted index of one session's nodes.
+
+The pending walk must cost what the backlog costs, not what the session costs
+(DESIGN §4, §14). So each session keeps, beside its node files, a small index of
+what the walk needs — ids, predecessors, kinds, flags, marks, token counts — in
+`<session>/.scriptorium/index.json` (git-excluded). It is trusted while a stat
+fingerprint of the session (history dir mtime, meta.json mtime and size) matches;
+a mismatch re-stats the node files and re-reads only the ones that changed, so
+another process's append or mark is seen on the next access.
+
+Every Scriptorium write happens under the session lock and bumps a generation
+counter (`.scriptorium/gen`), which is part of the fingerprint: a write by another
+Scriptorium process is always seen, even within one file-system timestamp tick.
+For writers that do not bump it (OpenProgram itself), a fingerprint captured within
+the timestamp granularity is "racy", as in git's index, and is re-verified rather
+than trusted — unless it was captured by our own write under the lock.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..fsutil import atomic_write_text
+from .nodes import FILENAME_RE, Node
+
+INDEX_VERSION = 1
+RACY_NS = 100_000_000  # 100 ms: coarser than any common file-system timestamp tick
+MARK_PREFIX = "memory_written_"
+
+
+@dataclass(slots=True)
+class IndexEntry:
+    """What the walk, the branch listing and the graph need of a node, without its text."""
+
+    id: str
+    seq: int
+    role: str
+    kind: str
+    predecessor: str | None
+    caller: str
+    created_at: float
+    tokens: int  # -1: not counted yet (filled lazily)
+    rewound: bool
+    spawn_root: bool
+    is_record: bool
+    marks: dict[str, str]
+    filename: str
+    stat: tuple[int, int]  # (mtime_ns, size) of the node file when read
+
+    @classmethod
+    def from_node(cls, node: Node, filename: str, stat: tuple[int, int], tokens: int = -1) -> "IndexEntry":
+        md = node.metadata
+        return cls(
+            id=node.id,
+            seq=node.seq,
+            role=node.role,
+            kind=node.kind,
+            predecessor=node.predecessor,
+            caller=node.caller,
+            created_at=node.created_at,
+            tokens=tokens if node.is_record else 0,
+            rewound=node.rewound,
+            spawn_root=bool(md.get("spawn_branch_root")) or md.get("source") == "agent_spawn",
+            is_record=node.is_record,
+            marks={k: v for k, v in md.items() if k.startswith(MARK_PREFIX) and isinstance(v, str)},
+            filename=filename,
+            stat=stat,
+        )
+
+    def to_row(self) -> list[Any]:
+        return [self.id, self.seq, self.role, self.kind, self.predecessor, self.caller, self.created_at,
+                self.tokens, self.rewound, self.spawn_root, self.is_record, self.marks, self.filename, list(self.stat)]
+
+    @classmethod
+    def from_row(cls, row: list[Any]) -> "IndexEntry":
+        (nid, seq, role, kind, pred, caller, created, tokens, rewound, spawn, is_rec, marks, fname, stat) = row
+        return cls(nid, seq, role, kind, pred, caller, created, tokens, rewound, spawn, is_rec, marks, fname, (stat[0], stat[1]))
+
+
+Fingerprint = tuple[int, int, int, int]
+NO_FINGERPRINT: Fingerprint = (0, 0, 0, -1)
+
+
+def _generation(session_dir: Path) -> int:
+    try:
+        return int((session_dir / ".scriptorium" / "gen").read_bytes() or b"0")
+    except (OSError, ValueError):
+        return 0
+
+
+def fingerprint(session_dir: Path) -> Fingerprint:
+    """(history dir mtime, meta.json mtime, meta.json size, write generation)."""
+    try:
+        h = os.stat(session_dir / "history").st_mtime_ns
+    except FileNotFoundError:
+        h = 0
+    try:
+        m = os.stat(session_dir / "meta.json")
+        meta = (m.st_mtime_ns, m.st_size)
+    except FileNotFoundError:
+        meta = (0, 0)
+    return (h, meta[0], meta[1], _generation(session_dir))
+
+
+def bump_generation(session_dir: Path) -> None:
+    """Called under the session lock after every write."""
+    path = session_dir / ".scriptorium" / "gen"
+    path.parent.mkdir(exist_ok=True)
+    atomic_write_text(path, str(_generation(session_dir) + 1), durable=False)
+
+
+class NodeFileError(Exception):
+    def __init__(self, path: Path, reason: str) -> None:
+        super().__init__(f"unreadable node file {path}: {reason}")
+        self.path = path
+        self.reason = reason
+
+
+def read_node_file(path: Path) -> Node:
+    try:
+        payload = json.loads(path.read_bytes())
+        return Node.from_payload(payload)
+    except (OSError, ValueError, UnicodeDecodeError) as exc:
+        raise NodeFileError(path, str(exc)) from exc
+
+
+@dataclass
+class SessionIndex:
+    """Entries by id plus the derived child map; rebuilt incrementally from disk."""
+
+    session_dir: Path
+    entries: dict[str, IndexEntry] = field(default_factory=dict)
+    fp: Fingerprint = NO_FINGERPRINT
+    captured_ns: int = 0
+    owned: bool = False  # fp captured right after our own write under the lock
+    dirty: bool = False  # entries changed since the index file was written
+    max_seq: int = -1
+    _children: dict[str, list[str]] | None = None
+
+    @property
+    def history(self) -> Path:
+        return self.session_dir / "history"
+
+    @property
+    def index_path(self) -> Path:
+        return self.session_dir / ".scriptorium" / "index.json"
+
+    # --- loading -------------------------------------------------------------
+
+    @classmethod
+    def open(cls, session_dir: Path) -> "SessionIndex":
+        index = cls(session_dir)
+        index._load_file()
+        index.refresh()
+        return index
+
+    def _load_file(self) -> None:
+        try:
+            doc = json.loads(self.index_path.read_text(encoding="utf-8"))
+            if doc.get("version") != INDEX_VERSION:
+                return
+            self.entries = {row[0]: IndexEntry.from_row(row) for row in doc["nodes"]}
+            self.max_seq = max((e.seq for e in self.entries.values()), default=-1)
+            self.fp = tuple(doc["fp"])  # type: ignore[assignment]
+            self.captured_ns = int(doc["captured_ns"])
+        except (OSError, ValueError, KeyError, TypeError, IndexError):
+            self.entries, self.fp, self.captured_ns = {}, NO_FINGERPRINT, 0
+
+    def is_fresh(self) -> bool:
+        current = fingerprint(self.session_dir)
+        if current != self.fp:
+            return False
+        return self.owned or self.captured_ns - max(current[:2]) > RACY_NS
+
+    def refresh(self) -> bool:
+        """Bring entries in line with disk; returns True when anything changed."""
+        if self.is_fresh():
+            return False
+        fp_before = fingerprint(self.session_dir)
+        captured = time.time_ns()
+        seen: dict[str, IndexEntry] = {}
+        by_file = {e.filename: e for e in self.entries.values()}
+        changed = False
+        try:
+            scan = list(os.scandir(self.history))
+        except FileNotFoundError:
+            scan = []
+        for entry in scan:
+            if not FILENAME_RE.match(entry.name) or not entry.is_file(follow_symlinks=False):
+                continue
+            st = entry.stat(follow_symlinks=False)
+            stat = (st.st_mtime_ns, st.st_size)
+            known = by_file.get(entry.name)
+            if known is not None and known.stat == stat:
+                seen[known.id] = known
+                continue
+            node = read_node_file(Path(entry.path))
+            tokens = known.tokens if known is not None and known.stat[1] == stat[1] else -1
+            seen[node.id] = IndexEntry.from_node(node, entry.name, stat, tokens)
+            changed = True
+        if len(seen) != len(self.entries):
+            changed = True
+        self.entries = seen
+        self.max_seq = max((e.seq for e in seen.values()), default=-1)
+        self.fp = fp_before
+        self.captured_ns = captured
+        self.owned = False
+        self._children = None
+        self.dirty = True
+        return changed
+
+    def save(self) -> None:
+        if not self.dirty:
+            return
+        doc = {"version": INDEX_VERSION, "fp": list(self.fp), "captured_ns": self.captured_ns,
+               "nodes": [e.to_row() for e in self.entries.values()]}
+        self.index_path.parent.mkdir(exist_ok=True)
+        try:
+            atomic_write_text(self.index_path, json.dumps(doc, ensure_ascii=False, separators=(",", ":")), durable=False)
+            self.dirty = False
+        except OSError:
+            pass  # a cache that cannot be saved is rebuilt next time
+
+    # --- own writes ----------------------------------------------------------
+
+    def record_write(self, entry: IndexEntry) -> None:
+        """Note a node we just wrote (the caller decides about the fingerprint)."""
+        self.entries[entry.id] = entry
+        self.max_seq = max(self.max_seq, entry.seq)
+        self._children = None
+        self.dirty = True
+
+    def adopt_fingerprint(self) -> None:
+        """After our own append under the session lock: disk is exactly what we wrote."""
+        self.fp = fingerprint(self.session_dir)
+        self.captured_ns = time.time_ns()
+        self.owned = True
+        self.dirty = True
+
+    def forget_fingerprint(self) -> None:
+        """After a metadata merge: never claim to be synced (that could hide another
+        process's concurrent change); the next access re-verifies against disk."""
+        self.fp = NO_FINGERPRINT
+        self.owned = False
+        self.dirty = True
+
+    # --- queries -------------------------------------------------------------
+
+    @property
+    def children(self) -> dict[str, list[str]]:
+        if self._children is None:
+            kids: dict[str, list[str]] = {}
+            for e in sorted(self.entries.values(), key=lambda e: e.seq):
+                if e.predecessor is not None:
+                    kids.setdefault(e.predecessor, []).append(e.id)
+            self._children = kids
+        return self._children

@@ -1,0 +1,136 @@
+"""The written marker (DESIGN §4): "memory has written this turn" lives on the turn.
+
+`memory_written_scriptorium: <workspace id>` in a node's metadata. Pending turns of a
+branch are the records after the newest record marked by *this* workspace, found by
+walking from the tip toward the root and stopping at the first such mark — a cost
+that follows the backlog, never the session's length.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import secrets
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..config import load_config
+from ..paths import StatePaths
+from .store import SessionStore
+
+PROVIDER = "scriptorium"
+MARK_KEY = f"memory_written_{PROVIDER}"
+WORKSPACE_ID_RE = re.compile(r"^w-[0-9a-f]{8}$")
+
+
+class WorkspaceIdError(Exception):
+    pass
+
+
+def workspace_id(state_dir: str | os.PathLike[str]) -> str:
+    """This state's memory workspace id (`w-` + 8 hex), created atomically exactly once.
+
+    Creation links a fully written temp file into place (`os.link` fails if another
+    process won the race), so no reader ever sees a half-written id.
+    """
+    runtime = StatePaths(Path(state_dir)).runtime
+    path = runtime / "workspace-id"
+    try:
+        return _read_id(path)
+    except FileNotFoundError:
+        pass
+    runtime.mkdir(parents=True, exist_ok=True)
+    tmp = runtime / f"workspace-id.{secrets.token_hex(8)}.tmp"
+    tmp.write_text(f"w-{secrets.token_hex(4)}\n", encoding="ascii")
+    try:
+        os.chmod(tmp, 0o600)
+        os.link(tmp, path)
+    except FileExistsError:
+        pass
+    finally:
+        tmp.unlink(missing_ok=True)
+    return _read_id(path)
+
+
+def _read_id(path: Path) -> str:
+    text = path.read_text(encoding="ascii", errors="replace").strip()
+    if not WORKSPACE_ID_RE.match(text):
+        raise WorkspaceIdError(f"corrupt workspace id in {path}: {text[:40]!r}")
+    return text
+
+
+@dataclass(frozen=True)
+class PendingTurn:
+    id: str
+    role: str  # "user" | "assistant"
+    tokens: int
+    created_at: float
+
+
+@dataclass(frozen=True)
+class BranchPending:
+    tip: str
+    is_head: bool
+    turns: list[PendingTurn]
+
+    @property
+    def tokens(self) -> int:
+        return sum(t.tokens for t in self.turns)
+
+
+def pending(store: SessionStore, sid: str, tip: str | None = None, workspace: str | None = None) -> list[PendingTurn]:
+    """Records after the newest record this workspace marked on the branch, oldest first.
+
+    No mark at all hands over the whole branch (when in doubt, re-process). Rewound
+    turns and non-records (tools, runtime turns, summaries) are stepped over.
+    """
+    wid = workspace or workspace_id(store.state_dir)
+    index = store.index(sid)
+    out: list[PendingTurn] = []
+    for e in store.walk_ids(sid, tip, index):
+        if e.rewound or not e.is_record:
+            continue
+        if e.marks.get(MARK_KEY) == wid:
+            break
+        tokens = e.tokens if e.tokens >= 0 else store.token_count(sid, e.id, index)
+        out.append(PendingTurn(e.id, e.kind, tokens, e.created_at))
+    out.reverse()
+    if index.dirty:
+        index.save()
+    return out
+
+
+def pending_branches(store: SessionStore, sid: str, workspace: str | None = None) -> list[BranchPending]:
+    """Every live branch with its pending turns; the head's branch first."""
+    wid = workspace or workspace_id(store.state_dir)
+    head = store.head(sid)
+    return [BranchPending(tip, tip == head, pending(store, sid, tip, wid)) for tip in store.list_branches(sid)]
+
+
+DEFAULT_THRESHOLD = 8000
+
+
+def trigger_tokens(state_dir: str | os.PathLike[str]) -> int:
+    """The batch threshold in tokens: config `writer.trigger_tokens`, default 8000."""
+    value = load_config(Path(state_dir)).get("writer.trigger_tokens", DEFAULT_THRESHOLD)
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else DEFAULT_THRESHOLD
+
+
+def cut_batch(turns: list[PendingTurn], threshold: int) -> list[PendingTurn]:
+    """The next batch: leading turns whose cumulative tokens first reach the threshold
+    (inclusive), or all of them when they never do (formats §5.3)."""
+    total = 0
+    for i, turn in enumerate(turns):
+        total += turn.tokens
+        if total >= threshold:
+            return turns[: i + 1]
+    return list(turns)
+
+
+def mark_written(store: SessionStore, sid: str, node_ids: Iterable[str], workspace: str | None = None) -> list[str]:
+    """Mark exactly these nodes as written by this workspace — never a sweep."""
+    wid = workspace or workspace_id(store.state_dir)
+    ids = list(dict.fromkeys(node_ids))
+    store.merge_node_metadata_batch(sid, {nid: {MARK_KEY: wid} for nid in ids})
+    return ids

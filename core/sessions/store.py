@@ -1,0 +1,604 @@
+"""Sessions as DAGs on disk, compatible with an OpenProgram state directory (formats §1).
+
+`<state>/sessions/<id>/` is one git repository per session: `meta.json` (head_id,
+updated_at, title, ...), `history/NNNN-<u|l|c>-<node>.json` (one file per node),
+and our git-excluded cache in `.scriptorium/` (the compact index and a lock).
+Positions are never identities: everything here is keyed by node id.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import time
+import uuid
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from filelock import FileLock
+
+from . import repo as session_git
+from ..fsutil import atomic_write_bytes, write_file_batched
+from .pack import PackedCommit
+from .nodes import ROLE_ALIASES, ROOT_ID, Node, clean_text, valid_node_id
+from .index import IndexEntry, NodeFileError, SessionIndex, bump_generation, read_node_file
+from .registry import update_registry
+from ..tokens import count_tokens
+
+LOCK_TIMEOUT_S = 10.0
+
+
+class SessionError(Exception):
+    """Base class: bad input or unreadable state; the message is user-facing."""
+
+
+class UnknownSession(SessionError):
+    pass
+
+
+class SessionExists(SessionError):
+    pass
+
+
+class UnknownNode(SessionError):
+    pass
+
+
+class InvalidNode(SessionError):
+    pass
+
+
+_HEAD = object()  # sentinel: "predecessor defaults to the head"
+
+
+@dataclass(frozen=True)
+class SessionSummary:
+    id: str
+    title: str
+    created_at: float
+    updated_at: float
+    head_id: str | None
+    node_count: int
+
+
+@dataclass(frozen=True)
+class SessionProblem:
+    id: str
+    message: str
+
+
+@dataclass
+class _Batch:
+    """An open batch: the session lock is held throughout; node files are streamed to
+    one pack as they are written; meta.json and the write generation are written once,
+    at exit."""
+
+    message: str
+    paths: set[str]
+    lock: FileLock
+    meta: dict[str, Any]
+    pack: PackedCommit
+    wrote: bool = False
+
+
+class SessionStore:
+    """All sessions of one state directory. Cheap to create; caches per-session indexes."""
+
+    def __init__(self, state_dir: str | os.PathLike[str]) -> None:
+        self.state_dir = Path(state_dir)
+        self.root = self.state_dir / "sessions"
+        self._indexes: dict[str, SessionIndex] = {}
+        self._batches: dict[str, _Batch] = {}
+        self._repos: dict[Path, Any] = {}
+        self._known: dict[str, Path] = {}  # sessions seen valid (never deleted under us) -> their dir
+        self._unborn: dict[str, set[str]] = {}  # created with commit=False: init files awaiting a commit
+        self._registry_pending: dict[str, dict[str, Any]] | None = None  # see registry_deferred
+
+    # --- paths and validation ----------------------------------------------
+
+    def session_dir(self, sid: str) -> Path:
+        if not isinstance(sid, str) or not valid_node_id(sid):
+            raise UnknownSession(f"invalid session id: {sid!r}")
+        return self.root / sid
+
+    def has_session(self, sid: str) -> bool:
+        try:
+            d = self.session_dir(sid)
+        except UnknownSession:
+            return False
+        return d.is_dir() and not d.is_symlink() and (d / "history").is_dir() and (d / "meta.json").is_file()
+
+    def _require(self, sid: str) -> Path:
+        known = self._known.get(sid)
+        if known is not None:
+            return known
+        if not self.has_session(sid):
+            raise UnknownSession(f"unknown session: {sid}")
+        self._known[sid] = d = self.session_dir(sid)
+        return d
+
+    def session_ids(self) -> list[str]:
+        if not self.root.is_dir():
+            return []
+        return sorted(p.name for p in self.root.iterdir() if self.has_session(p.name))
+
+    # --- meta ----------------------------------------------------------------
+
+    def meta(self, sid: str) -> dict[str, Any]:
+        batch = self._batches.get(sid)
+        if batch is not None:
+            return batch.meta
+        path = self._require(sid) / "meta.json"
+        try:
+            meta = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise SessionError(f"unreadable meta.json of session {sid}: {exc}") from exc
+        if not isinstance(meta, dict):
+            raise SessionError(f"unreadable meta.json of session {sid}: not an object")
+        if "head_id" not in meta and "last_node_id" in meta:
+            meta["head_id"] = meta["last_node_id"]
+        return meta
+
+    def _write_meta(self, sid: str, meta: dict[str, Any], *, durable: bool = True) -> None:
+        batch = self._batches.get(sid)
+        if batch is not None:  # written once when the batch closes
+            batch.meta, batch.wrote = meta, True
+            return
+        data = json.dumps(meta, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        atomic_write_bytes(self.session_dir(sid) / "meta.json", data, durable=durable)
+
+    def _bump(self, sid: str) -> None:
+        """Bump the write generation (see session_index); deferred inside a batch."""
+        batch = self._batches.get(sid)
+        if batch is not None:
+            batch.wrote = True
+        else:
+            bump_generation(self.session_dir(sid))
+
+    def head(self, sid: str) -> str | None:
+        head = self.meta(sid).get("head_id")
+        return head if isinstance(head, str) and head else None
+
+    # --- creation ------------------------------------------------------------
+
+    def create_session(self, title: str = "", session_id: str | None = None, *, commit: bool = True,
+                       **extra: Any) -> str:
+        """A new empty session. With `commit=False` its files join the session's first
+        commit instead of an init commit of their own, and — like a batch's — that commit
+        is their durability point (imports: fewer git processes, no fsyncs)."""
+        sid = session_id or uuid.uuid4().hex[:12]
+        d = self.session_dir(sid)
+        self.root.mkdir(parents=True, exist_ok=True)
+        try:
+            d.mkdir()  # the claim: of two processes creating one session, exactly one gets here
+        except FileExistsError:
+            raise SessionExists(f"session already exists: {sid}") from None
+        (d / "history").mkdir()
+        (d / "workdir").mkdir()
+        (d / "workdir" / ".gitkeep").touch()
+        (d / ".scriptorium").mkdir()
+        now = time.time()
+        meta = {"id": sid, "agent_id": "main", "title": title, "source": "scriptorium", "created_at": now,
+                "updated_at": now, "project_id": "default", "head_id": None, **extra}
+        root = Node(id=ROOT_ID, seq=0, role="user", output="", caller="", metadata={"display": "root"}, created_at=now)
+        atomic_write_bytes(d / "history" / root.filename, root.to_json_bytes(), durable=commit)
+        self._write_meta(sid, meta, durable=commit)
+        repo = self._repo(d)
+        init_paths = ["meta.json", f"history/{root.filename}", "workdir/.gitkeep"]
+        if commit:
+            session_git.commit_paths(repo, init_paths, "session init")
+            self._registry_update(sid, meta)
+        else:
+            self._unborn[sid] = set(init_paths)  # the first commit also updates the registry
+            session_git.set_flag(d, True)  # should we die first, the next writer commits them
+        return sid
+
+    # --- git -----------------------------------------------------------------
+
+    def _repo(self, d: Path):
+        repo = self._repos.get(d)
+        if repo is None:
+            repo = self._repos[d] = session_git.open_repo(d)
+        return repo
+
+    def _committed(self, sid: str, paths: list[str], message: str) -> None:
+        batch = self._batches.get(sid)
+        if batch is not None:
+            batch.paths.update(paths)
+            return
+        paths = sorted(set(paths) | self._unborn.pop(sid, set()))
+        session_git.commit_paths(self._repo(self.session_dir(sid)), paths, message)
+
+    @contextlib.contextmanager
+    def batch(self, sid: str, message: str = "import") -> Iterator[None]:
+        """Group many writes into one git commit (imports, demos). The session lock is
+        held for the whole batch; node files are not fsynced one by one, and meta.json
+        is written once at exit — the commit at exit is the durability point."""
+        d = self._require(sid)
+        if sid in self._batches:
+            yield
+            return
+        (d / ".scriptorium").mkdir(exist_ok=True)
+        lock = FileLock(str(d / ".scriptorium" / "lock"), timeout=LOCK_TIMEOUT_S)
+        with lock:
+            self._begin_writes(sid, d)
+            index = self.index(sid)
+            self._batches[sid] = _Batch(message, set(), lock, dict(self.meta(sid)), PackedCommit(d))
+            try:
+                yield
+            finally:
+                batch = self._batches.pop(sid)
+                if batch.wrote:
+                    self._write_meta(sid, batch.meta)
+                    bump_generation(d)
+                    index.adopt_fingerprint()
+                unborn = self._unborn.pop(sid, None)
+                if batch.paths or unborn:
+                    paths = sorted(batch.paths | {"meta.json"} | (unborn or set()))
+                    repo = self._repo(d)
+                    if not batch.pack.commit(paths, batch.message, name=session_git.GIT_NAME,
+                                             email=session_git.GIT_EMAIL,
+                                             new_branch="refs/heads/main" if unborn else None):
+                        session_git.commit_paths(repo, paths, batch.message)
+                    self._registry_update(sid, batch.meta)
+                else:
+                    batch.pack.close()
+                session_git.set_flag(d, False)
+                index.save()
+
+    # --- index ---------------------------------------------------------------
+
+    def index(self, sid: str) -> SessionIndex:
+        """The session's compact index, refreshed against disk (cheap when unchanged)."""
+        d = self._require(sid)
+        if sid in self._batches:
+            return self._indexes[sid]  # we hold the lock: nobody else writes
+        try:
+            index = self._indexes.get(sid)
+            if index is None:
+                index = SessionIndex.open(d)
+                self._indexes[sid] = index
+                changed = True
+            else:
+                changed = index.refresh()
+        except NodeFileError as exc:
+            self._indexes.pop(sid, None)
+            raise InvalidNode(f"session {sid}: {exc}") from exc
+        if changed and index.dirty:
+            index.save()  # lazily counted tokens are saved by whoever counts them (see `pending`)
+        return index
+
+    def entry(self, sid: str, nid: str) -> IndexEntry:
+        e = self.index(sid).entries.get(nid)
+        if e is None:
+            raise UnknownNode(f"unknown node {nid} in session {sid}")
+        return e
+
+    def has_node(self, sid: str, nid: str) -> bool:
+        return nid in self.index(sid).entries
+
+    def node(self, sid: str, nid: str, index: SessionIndex | None = None) -> Node:
+        e = (index or self.index(sid)).entries.get(nid)
+        if e is None:
+            raise UnknownNode(f"unknown node {nid} in session {sid}")
+        path = self.session_dir(sid) / "history" / e.filename
+        try:
+            return read_node_file(path)
+        except NodeFileError as exc:
+            raise InvalidNode(str(exc)) from exc
+
+    def nodes(self, sid: str) -> list[Node]:
+        """Every node in seq order (reads every file: for display and exports, not walks)."""
+        return [self.node(sid, e.id) for e in sorted(self.index(sid).entries.values(), key=lambda e: e.seq)]
+
+    def token_count(self, sid: str, nid: str, index: SessionIndex | None = None) -> int:
+        """Tokens of a record, counted once and cached in the index."""
+        index = index or self.index(sid)
+        e = index.entries[nid]
+        if e.tokens < 0:
+            e.tokens = count_tokens(self.node(sid, nid, index).text) if e.is_record else 0
+            index.dirty = True
+        return e.tokens
+
+    # --- appending -----------------------------------------------------------
+
+    @contextlib.contextmanager
+    def _locked(self, sid: str) -> Iterator[SessionIndex]:
+        d = self._require(sid)
+        if sid in self._batches:
+            yield self._indexes[sid]
+            return
+        (d / ".scriptorium").mkdir(exist_ok=True)
+        with FileLock(str(d / ".scriptorium" / "lock"), timeout=LOCK_TIMEOUT_S):
+            self._begin_writes(sid, d)
+            yield self.index(sid)
+            session_git.set_flag(d, False)  # every locked write ends with its commit
+
+    def _begin_writes(self, sid: str, d: Path) -> None:
+        """Under the session lock, before writing files a commit will follow: first commit
+        whatever an interrupted writer left on disk ahead of its commit (its flag is still
+        up), then raise ours. Costs one stat when the last writer finished. (Our own
+        deferred session-init files are no leftovers: they join our next commit.)"""
+        if session_git.flag_is_up(d) and sid not in self._unborn:
+            if paths := session_git.leftovers(d):
+                session_git.commit_paths(self._repo(d), paths, "recover: files an interrupted write left uncommitted")
+        session_git.set_flag(d, True)
+
+    def append(
+        self,
+        sid: str,
+        role: str,
+        content: Any,
+        *,
+        predecessor: Any = _HEAD,
+        metadata: Mapping[str, Any] | None = None,
+        node_id: str | None = None,
+        name: str = "",
+        caller: str = "",
+        created_at: float | None = None,
+        move_head: bool = True,
+        input: Any = None,
+    ) -> Node:
+        """Append one node; by default it follows the head and becomes the head."""
+        raw_role = ROLE_ALIASES.get(role)
+        if raw_role is None:
+            raise InvalidNode(f"unknown role {role!r} (use user, assistant, tool or system)")
+        md = dict(metadata or {})
+        if isinstance(content, str):
+            content = clean_text(content)
+        if role == "system":
+            md["role"] = "system"
+        nid = node_id or uuid.uuid4().hex[:12]
+        if not valid_node_id(nid) or nid == ROOT_ID:
+            raise InvalidNode(f"invalid node id: {nid!r}")
+        with self._locked(sid) as index:
+            meta = self.meta(sid)
+            if nid in index.entries:
+                raise InvalidNode(f"node {nid} already exists in session {sid}")
+            if predecessor is _HEAD:
+                head = meta.get("head_id")
+                predecessor = head if head else ROOT_ID
+            if predecessor is not None and predecessor not in index.entries:
+                raise UnknownNode(f"predecessor {predecessor} is not a node of session {sid}")
+            seq = index.max_seq + 1
+            node = Node(id=nid, seq=seq, role=raw_role, output=content, name=name or ("" if raw_role != "llm" else "scriptorium"),
+                        input=input, caller=caller, predecessor=predecessor, metadata=md,
+                        created_at=created_at if created_at is not None else time.time())
+            self._write_node(sid, index, node)
+            kind = node.kind
+            if move_head and kind not in ("summary", "root"):
+                meta["head_id"] = nid
+            meta["updated_at"] = time.time()
+            self._write_meta(sid, meta)
+            self._bump(sid)
+            if sid not in self._batches:
+                index.adopt_fingerprint()
+            message = "" if sid in self._batches else _turn_message(node)
+            self._committed(sid, [f"history/{node.filename}", "meta.json"], message)
+            if sid not in self._batches:
+                self._registry_update(sid, meta)
+                index.save()
+        return node
+
+    def _write_node(self, sid: str, index: SessionIndex, node: Node) -> None:
+        st = self._write_history_file(sid, node.filename, node.to_json_bytes())
+        # bulk writes (imports) leave counting to the first walk that needs it
+        tokens = -1 if sid in self._batches else (count_tokens(node.text) if node.is_record else 0)
+        index.record_write(IndexEntry.from_node(node, node.filename, (st.st_mtime_ns, st.st_size), tokens))
+
+    def _write_history_file(self, sid: str, filename: str, data: bytes) -> os.stat_result:
+        """Durable on its own outside a batch; inside one, cheap and streamed to its pack."""
+        batch = self._batches.get(sid)
+        if batch is None:
+            path = self.session_dir(sid) / "history" / filename
+            atomic_write_bytes(path, data)
+            return path.stat()
+        rel = f"history/{filename}"
+        st = write_file_batched(os.path.join(self.root, sid, rel), data)
+        batch.pack.add(rel, data)
+        return st
+
+    def append_summary(self, sid: str, covers_ids: list[str], text: str, *, node_id: str | None = None,
+                       created_at: float | None = None) -> Node:
+        """A compaction summary: a sibling of the turns it covers, never the head."""
+        if not covers_ids:
+            raise InvalidNode("a summary must cover at least one node")
+        first = self.entry(sid, covers_ids[0])
+        for cid in covers_ids[1:]:
+            self.entry(sid, cid)
+        nid = node_id or f"summary_{uuid.uuid4().hex[:10]}"
+        body = text if text.startswith("[Previous conversation summary]") else "[Previous conversation summary]\n" + text
+        return self.append(sid, "assistant", body, predecessor=first.predecessor, node_id=nid, name="context/summary",
+                           metadata={"type": "compactionSummary", "source": "compaction", "compaction": True,
+                                     "covers_ids": list(covers_ids)},
+                           created_at=created_at if created_at is not None else first.created_at - 1e-6,
+                           move_head=False)
+
+    def spawn_branch(self, sid: str, prompt: str, *, caller: str, source: str = "agent_spawn",
+                     node_id: str | None = None, register_head: bool = False, created_at: float | None = None,
+                     metadata: Mapping[str, Any] | None = None) -> Node:
+        """A sub-agent's branch root: no predecessor, linked to the spawning node by `caller`."""
+        if caller != ROOT_ID:
+            self.entry(sid, caller)
+        md = {**(metadata or {}), "source": source, "spawn_branch_root": True}
+        return self.append(sid, "user", prompt, predecessor=None, node_id=node_id, caller=caller, metadata=md,
+                           created_at=created_at, move_head=register_head)
+
+    # --- reading branches ----------------------------------------------------
+
+    def walk_ids(self, sid: str, tip: str | None = None, index: SessionIndex | None = None) -> Iterator[IndexEntry]:
+        """Entries from the tip toward the root along `predecessor` (rewound included)."""
+        index = index or self.index(sid)
+        start = tip if tip is not None else self.head(sid)
+        if start is None:
+            return
+        if start not in index.entries:
+            raise UnknownNode(f"unknown node {start} in session {sid}")
+        seen: set[str] = set()
+        current: str | None = start
+        while current is not None and current in index.entries:
+            if current in seen:
+                raise InvalidNode(f"session {sid}: predecessor cycle at {current}")
+            seen.add(current)
+            e = index.entries[current]
+            yield e
+            current = e.predecessor
+
+    def branch_entries(self, sid: str, tip: str | None = None) -> list[IndexEntry]:
+        """The branch root->tip from the index: rewound and ROOT hidden."""
+        out = [e for e in self.walk_ids(sid, tip) if not e.rewound and e.kind != "root"]
+        out.reverse()
+        return out
+
+    def get_branch(self, sid: str, tip: str | None = None) -> list[Node]:
+        """The branch root->tip as full nodes, rewound nodes and ROOT hidden."""
+        return [self.node(sid, e.id) for e in self.branch_entries(sid, tip)]
+
+    def list_branches(self, sid: str) -> list[str]:
+        """Every live tip, the head's first, then newest first."""
+        index = self.index(sid)
+        children = index.children
+        entries = index.entries
+
+        def live_chain_child(cid: str) -> bool:
+            c = entries[cid]
+            return not c.rewound and c.kind not in ("summary", "root")
+
+        tips = []
+        for e in entries.values():
+            if e.rewound or e.kind in ("summary", "root"):
+                continue
+            if e.predecessor is None and not e.spawn_root and e.caller not in ("", ROOT_ID):
+                continue  # an OpenProgram tool call hanging off its caller, not a chain member
+            if any(live_chain_child(c) for c in children.get(e.id, ())):
+                continue
+            tips.append(e)
+        head = self.head(sid)
+        head_entry = entries.get(head) if head else None
+        tips.sort(key=lambda e: -e.seq)
+        ordered = [e.id for e in tips]
+        if head_entry is not None and not head_entry.rewound and head_entry.kind not in ("summary", "root"):
+            if head in ordered:
+                ordered.remove(head)
+            ordered.insert(0, head)
+        return ordered
+
+    # --- rewriting -----------------------------------------------------------
+
+    def rewind(self, sid: str, nid: str) -> list[str]:
+        """Hide the head's turns back to `nid` inclusive; the head moves to its predecessor."""
+        with self._locked(sid) as index:
+            if nid not in index.entries:
+                raise UnknownNode(f"unknown node {nid} in session {sid}")
+            chain = [e.id for e in self.walk_ids(sid) if not e.rewound]
+            if nid not in chain:
+                raise InvalidNode(f"node {nid} is not on the head branch of session {sid}")
+            target = chain[: chain.index(nid) + 1]
+            doomed = set(target)
+            # tool calls hanging off a rewound turn go with it
+            for e in index.entries.values():
+                if e.caller in doomed and e.predecessor is None and not e.spawn_root:
+                    doomed.add(e.id)
+            now = time.time()
+            paths = self._merge_locked(sid, index, {d: {"rewound": True, "rewound_at": now} for d in doomed})
+            meta = self.meta(sid)
+            meta["head_id"] = index.entries[nid].predecessor
+            self._write_meta(sid, meta)
+            self._bump(sid)
+            self._committed(sid, paths + ["meta.json"], "rewind")
+        return target
+
+    def merge_node_metadata_batch(self, sid: str, patches: Mapping[str, Mapping[str, Any]], *,
+                                  message: str = "memory: mark written") -> list[str]:
+        """Merge metadata patches into existing nodes; each file rewritten atomically.
+
+        Touches nothing else: `updated_at` stays (the idle watcher compares it) and the
+        index is not marked as synced (the next access re-verifies against disk).
+        """
+        if not patches:
+            return []
+        with self._locked(sid) as index:
+            missing = [n for n in patches if n not in index.entries]
+            if missing:
+                raise UnknownNode(f"unknown node(s) in session {sid}: {', '.join(missing)}")
+            paths = self._merge_locked(sid, index, patches)
+            self._committed(sid, paths, message)
+            if sid not in self._batches:
+                index.save()
+        return paths
+
+    def _merge_locked(self, sid: str, index: SessionIndex, patches: Mapping[str, Mapping[str, Any]]) -> list[str]:
+        nodes = []
+        for nid in patches:
+            node = self.node(sid, nid)
+            node.metadata.update(patches[nid])
+            nodes.append(node)
+        paths = []
+        for node in nodes:
+            old = index.entries[node.id]
+            node_file = old.filename  # rewrites keep the original file name
+            st = self._write_history_file(sid, node_file, node.to_json_bytes())
+            fresh = IndexEntry.from_node(node, node_file, (st.st_mtime_ns, st.st_size), old.tokens)
+            index.record_write(fresh)
+            paths.append(f"history/{node_file}")
+        if sid not in self._batches:
+            index.forget_fingerprint()
+        self._bump(sid)
+        return paths
+
+    # --- listing -------------------------------------------------------------
+
+    def list_sessions(self) -> tuple[list[SessionSummary], list[SessionProblem]]:
+        """Every session, newest activity first; unreadable ones are reported, not fatal."""
+        out: list[SessionSummary] = []
+        problems: list[SessionProblem] = []
+        for sid in self.session_ids():
+            try:
+                meta = self.meta(sid)
+                index = self.index(sid)
+            except SessionError as exc:
+                problems.append(SessionProblem(sid, str(exc)))
+                continue
+            out.append(SessionSummary(
+                id=sid, title=str(meta.get("title") or ""), created_at=_num(meta.get("created_at")),
+                updated_at=_num(meta.get("updated_at")), head_id=meta.get("head_id"),
+                node_count=sum(1 for e in index.entries.values() if e.kind != "root")))
+        out.sort(key=lambda s: -s.updated_at)
+        return out, problems
+
+    @contextlib.contextmanager
+    def registry_deferred(self) -> Iterator[None]:
+        """Collect registry updates and write them once at exit: an import of a thousand
+        sessions would otherwise rewrite the whole registry a thousand times."""
+        if self._registry_pending is not None:
+            yield
+            return
+        self._registry_pending = {}
+        try:
+            yield
+        finally:
+            pending, self._registry_pending = self._registry_pending, None
+            if pending:
+                self._registry_write(pending)
+
+    def _registry_update(self, sid: str, meta: dict[str, Any]) -> None:
+        if self._registry_pending is not None:
+            self._registry_pending[sid] = dict(meta)  # dict item assignment: safe across threads
+        else:
+            self._registry_write({sid: meta})
+
+    def _registry_write(self, metas: Mapping[str, Mapping[str, Any]]) -> None:
+        update_registry(self.root, metas, lock_timeout=LOCK_TIMEOUT_S)
+
+
+def _num(value: Any) -> float:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else 0.0
+
+
+def _turn_message(node: Node) -> str:
+    text = "".join(ch if ch.isprintable() or ch == "\n" else " " for ch in node.text[:2000]).strip()
+    first = text.splitlines()[0][:60].strip() if text else ""
+    return f"turn: {first}" if first else "turn"

@@ -1,0 +1,56 @@
+"""The write pipeline's duties for `scriptorium watch`: finish idle sessions, sleep nightly."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from ..config import load_config
+from ..sanitize import sanitize_line
+from ..sessions.store import SessionStore
+from ..writer.pipeline import finish
+from ..writer.reorganize import sleep
+from .scheduler import SleepScheduler
+from .idle import DEFAULT_IDLE_S, DEFAULT_SCAN_S, Emit, IdleWatcher
+
+
+def _positive(value: Any, default: float, what: str) -> float:
+    if value is None:
+        return default
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+        raise ValueError(f"{what} must be a positive number, not {value!r}")
+    return float(value)
+
+
+def parse_clock(text: str) -> tuple[int, int]:
+    match = re.fullmatch(r"(\d{1,2}):(\d{2})", text.strip())
+    if not match or int(match.group(1)) > 23 or int(match.group(2)) > 59:
+        raise ValueError(f"not a time of day (HH:MM): {text!r}")
+    return int(match.group(1)), int(match.group(2))
+
+
+def memory_duties(state_dir: Path, emit: Emit, *, finish_idle: bool, nightly_sleep: bool,
+                  idle_minutes: float | None = None, scan_seconds: float | None = None, sleep_at: str = "03:00",
+                  model: str | None = None) -> list[Any]:
+    """The watch duties asked for; settings fall back to config `watch.idle_minutes` and
+    `watch.scan_seconds`. Raises ValueError on a bad setting."""
+    config = load_config(state_dir)
+    idle = _positive(idle_minutes if idle_minutes is not None else config.get("watch.idle_minutes"),
+                     DEFAULT_IDLE_S / 60, "the idle time") * 60
+    scan = _positive(scan_seconds if scan_seconds is not None else config.get("watch.scan_seconds"),
+                     DEFAULT_SCAN_S, "the scan interval")
+    hour, minute = parse_clock(sleep_at)
+    duties: list[Any] = []
+    if finish_idle:
+        store = SessionStore(state_dir)
+        duties.append(IdleWatcher(store, lambda sid: finish(store, sid, model=model), emit, idle_s=idle, scan_s=scan))
+    if nightly_sleep:
+        duties.append(SleepScheduler(lambda: sleep(state_dir, model=model), emit, hour=hour, minute=minute))
+    return duties
+
+
+def describe(doc: dict[str, Any]) -> str:
+    """A plain-text line for a finish or sleep event (no markup: messages quote user text)."""
+    head = f"finish {sanitize_line(doc['session'])}" if doc["event"] == "finish" else "sleep"
+    return f"{head}: {doc['outcome']} ({doc['code']}) {sanitize_line(doc['message'])}"

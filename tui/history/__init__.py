@@ -1,0 +1,1 @@
+"""The History screen: the workspace's commits and audit records, diffs, revert."""

@@ -1,0 +1,1 @@
+"""The Project screen: trilogy memory, its injection accounting and area map."""

@@ -1,0 +1,137 @@
+"""The detail pane's text: one turn in full, or one branch with the writer's next batch.
+
+Returns Textual `Content` whose styles are theme variables; every string that
+came from a session passes through `safe_text`.
+"""
+
+from __future__ import annotations
+
+import json
+
+from textual.content import Content
+
+from ..common.formatting import stamp, tokens
+from ..common.glyphs import GLYPHS, HEAD, LABELS
+from scriptorium.core.sanitize import sanitize_line
+
+from ..common.safe_text import untrusted_content
+from .model import ELSEWHERE, REWOUND, ROLE_LABELS, UNRECORDED, WRITTEN, Branch, SessionGraph, TurnRow, short_id
+from .turn_text import EXCERPT_CHARS, excerpt
+
+FULL_TEXT_CHARS = 20_000
+LISTED_TURNS = 500
+META_VALUE_CHARS = 200
+
+STATE_NOTES = {
+    WRITTEN: "written to memory by this workspace",
+    REWOUND: "rewound — hidden from every branch, never written",
+    UNRECORDED: "not recorded — tool calls, runtime turns and summaries never become memory",
+}
+
+
+def glyph(state: str) -> tuple[str, str]:
+    return GLYPHS[state], f"$node-{state}"
+
+
+def _line(*parts: str | Content | tuple[str, str]) -> Content:
+    return Content.assemble(*parts)
+
+
+def describe_turn(graph: SessionGraph, row: TurnRow) -> Content:
+    entry = row.entry
+    node = graph.node(entry.id)
+    header = [glyph(HEAD if row.is_head else row.state), " ", (sanitize_line(entry.id), "bold"), "  ",
+              (entry.kind, "$text-accent"), " · ", LABELS[row.state], " · ", stamp(entry.created_at)]
+    if entry.is_record and entry.tokens >= 0:
+        header += [" · ", f"{entry.tokens} tokens"]
+    if row.is_head:
+        header += [" · ", ("head", "$node-head bold")]
+    lines = [_line(*header)]
+    links = []
+    if entry.predecessor:
+        links += ["after ", (sanitize_line(entry.predecessor), "bold")]
+    elif entry.caller and graph.entry(entry.caller) is not None:
+        links += ["spawned by " if entry.spawn_root else "called by ", (sanitize_line(entry.caller), "bold")]
+    children = graph.children(entry.id)
+    if children:
+        shown = ", ".join(sanitize_line(child) for child in children[:8])
+        links += ["  ·  followed by ", (shown + (" …" if len(children) > 8 else ""), "bold")]
+    if links:
+        lines.append(_line(*links))
+    note = STATE_NOTES.get(row.state)
+    if row.state == ELSEWHERE:
+        lines.append(_line(("marked by ", "$muted-text"), sanitize_line(row.foreign_mark or ""),
+                           (" — not counted here, still owed to this workspace", "$muted-text")))
+    elif note:
+        lines.append(Content.styled(note, "$muted-text"))
+    lines.append(Content(""))
+    if node is None:
+        lines.append(Content.styled("The node file could not be read.", "$text-error"))
+        return Content("\n").join(lines)
+    if entry.kind == "tool" and node.name:
+        lines.append(_line(("tool ", "$muted-text"), untrusted_content(node.name, "bold")))
+        if node.input is not None:
+            lines.append(untrusted_content(_json(node.input)))
+    body = node.text
+    lines.append(untrusted_content(body[:FULL_TEXT_CHARS]) if body else Content.styled("(empty)", "$muted-text"))
+    if len(body) > FULL_TEXT_CHARS:
+        lines.append(Content.styled(f"… {len(body) - FULL_TEXT_CHARS:,} more characters", "$muted-text"))
+    if node.metadata:
+        lines += [Content(""), Content.styled("metadata", "bold $text-accent")]
+        for key in sorted(node.metadata):
+            value = _json(node.metadata[key])
+            if len(value) > META_VALUE_CHARS:
+                value = value[:META_VALUE_CHARS] + "…"
+            lines.append(_line("  ", (sanitize_line(key), "$muted-text"), "  ", sanitize_line(value)))
+    return Content("\n").join(lines)
+
+
+def describe_branch(graph: SessionGraph, branch: Branch, width: int = 100) -> Content:
+    """The branch's pending turns, oldest first, with the writer's next batch marked and the cut shown.
+
+    One line per turn, cut to `width` cells."""
+    state = HEAD if branch.is_head else "pending"
+    length = sum(1 for e in graph.walk(branch.tip) if not e.rewound and e.kind != "root")
+    lines = [
+        _line(glyph(state), " ", ("Branch ending at ", "bold"), (sanitize_line(branch.tip), "bold"),
+              ("  (head)", "$node-head bold") if branch.is_head else ""),
+        _line(f"{_turns(length)} · ", (f"{len(branch.pending)} pending", "$node-pending bold"),
+              f" · {tokens(branch.pending_tokens)} tokens"),
+        Content(""),
+    ]
+    if not branch.pending:
+        lines.append(Content.styled("Nothing pending: every record of this branch is written.", "$node-written"))
+        return Content("\n").join(lines)
+    batch, rest = branch.batch, branch.pending[len(branch.batch):]
+    lines.append(_line(("Next batch", "bold"), f" (threshold {graph.threshold:,} tokens): ",
+                       (f"{_turns(len(batch))} · {branch.batch_tokens:,} tokens", "bold")))
+    if rest:
+        lines.append(Content.styled(f"cut after {sanitize_line(batch[-1].id)}; {_turns(len(rest))} more wait for the next pass",
+                                    "$muted-text"))
+    elif branch.batch_tokens < graph.threshold:
+        lines.append(Content.styled("the whole backlog, below the threshold: written at the session's end",
+                                    "$muted-text"))
+    else:
+        lines.append(Content.styled("the whole backlog", "$muted-text"))
+    lines.append(Content(""))
+    for index, turn in enumerate(branch.pending[:LISTED_TURNS]):
+        if index == len(batch):
+            lines.append(Content.styled("  ╌╌╌ cut: the batch ends above ╌╌╌", "$node-pending"))
+        row_index = graph.row_index(turn.id)
+        text = excerpt(graph, graph.rows[row_index]) if row_index is not None else ""
+        marker = ("▍ ", "$node-pending") if index < len(batch) else "  "
+        role = ROLE_LABELS.get(turn.role, turn.role)
+        line = _line(marker, (short_id(turn.id).ljust(8), "bold"), " ", (role.ljust(4), "$text-accent"),
+                     f" {turn.tokens:>6}  ", sanitize_line(text[:EXCERPT_CHARS]))
+        lines.append(line.truncate(max(width, 20), ellipsis=True))
+    if len(branch.pending) > LISTED_TURNS:
+        lines.append(Content.styled(f"… {len(branch.pending) - LISTED_TURNS:,} more pending turns", "$muted-text"))
+    return Content("\n").join(lines)
+
+
+def _turns(count: int) -> str:
+    return f"{count} turn{'' if count == 1 else 's'}"
+
+
+def _json(value: object) -> str:
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)

@@ -1,0 +1,33 @@
+"""One line above the graph: the session's title, branch count and pending backlog."""
+
+from __future__ import annotations
+
+from textual.content import Content
+from textual.widgets import Static
+
+from scriptorium.core.sanitize import sanitize_line
+
+from ..common.formatting import tokens
+from .model import SessionGraph
+
+
+class GraphHeader(Static):
+    DEFAULT_CSS = """
+    GraphHeader { height: 1; padding: 0 1; background: $panel; color: $text; text-wrap: nowrap; text-overflow: ellipsis; }
+    """
+
+    def show(self, graph: SessionGraph | None, note: str = "") -> None:
+        if graph is None:
+            self.update(Content.styled(note, "$muted-text"))
+            return
+        owed: dict[str, int] = {}
+        for branch in graph.branches:
+            owed.update((t.id, t.tokens) for t in branch.pending)
+        count = len(graph.branches)
+        self.update(Content.assemble(
+            (sanitize_line(graph.title or graph.session_id), "bold"),
+            ("  ·  ", "$muted-text"), f"{count} branch{'es' if count != 1 else ''}",
+            ("  ·  ", "$muted-text"), (f"{len(owed)} pending", "$node-pending bold"),
+            f" ({tokens(sum(owed.values()))} tok)",
+            ("  ·  ", "$muted-text"), (f"{len(graph.rows)} nodes", "$muted-text"),
+        ))

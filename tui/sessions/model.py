@@ -1,0 +1,257 @@
+"""What the Sessions screen shows, computed from the engine's public API.
+
+No Textual here: loading runs in worker threads (each with its own
+`SessionStore`, so no engine object is shared between threads) and the results
+are snapshots handed to the widgets, which only read them. Pending turns and the next
+batch come from `scriptorium.core.sessions.marker` unchanged — the screen shows exactly
+what the writer would get.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from scriptorium.core.sessions.graph_layout import GraphItem, LaneRow, display_order, layout
+from scriptorium.core.sessions.marker import MARK_KEY, PendingTurn, cut_batch, pending, trigger_tokens, workspace_id
+from scriptorium.core.sessions.nodes import Node
+from scriptorium.core.paths import StatePaths
+from scriptorium.core.sanitize import sanitize_line
+from scriptorium.core.sessions.index import IndexEntry, NodeFileError, read_node_file
+from scriptorium.core.sessions.store import SessionError, SessionProblem, SessionStore
+from scriptorium.core.writer_status import session_failures
+
+# Node states of the graph, each drawn with its own glyph and theme colour.
+WRITTEN, PENDING, ELSEWHERE, REWOUND, UNRECORDED = "written", "pending", "elsewhere", "rewound", "unrecorded"
+STATES = (WRITTEN, PENDING, ELSEWHERE, REWOUND, UNRECORDED)
+
+ROLE_LABELS = {"user": "user", "assistant": "asst", "system": "sys", "tool": "tool",
+               "summary": "summ", "runtime": "rt", "root": "root"}
+
+
+def short_id(node_id: str) -> str:
+    """Eight characters that tell ids apart, like git's short hashes (`summary_` prefixes dropped).
+    Ids come from node files, so they are untrusted: the result is sanitized."""
+    return sanitize_line(node_id.removeprefix("summary_"))[:8]
+
+
+def node_state(entry: IndexEntry, workspace: str) -> str:
+    """The state a node is drawn in; marks by other workspaces are shown, not trusted."""
+    if entry.rewound:
+        return REWOUND
+    if not entry.is_record:
+        return UNRECORDED
+    mark = entry.marks.get(MARK_KEY)
+    if mark == workspace:
+        return WRITTEN
+    return ELSEWHERE if mark else PENDING
+
+
+# --- the session list ---------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class WriteFailure:
+    """The session's last write ended `permanent` (retrying gives the same answer): a person must look.
+    Read from the writer's record; the strings are untrusted."""
+
+    code: str
+    message: str
+    at: str
+
+
+@dataclass(frozen=True)
+class SessionRow:
+    id: str
+    title: str
+    last_activity: float  # newest turn's time (import-safe), else the session's updated_at
+    branches: int
+    pending_turns: int
+    pending_tokens: int
+    failure: WriteFailure | None = None
+
+
+@dataclass(frozen=True)
+class SessionListing:
+    rows: list[SessionRow]
+    problems: list[SessionProblem]  # sessions that could not be read, reported not hidden
+
+    def row(self, session_id: str) -> SessionRow | None:
+        return next((row for row in self.rows if row.id == session_id), None)
+
+
+def list_sessions(state_dir: Path) -> SessionListing:
+    """Every session with its branch count, pending backlog (shared prefixes counted once) and
+    permanent write failure."""
+    store = SessionStore(state_dir)
+    summaries, problems = store.list_sessions()
+    problems = list(problems)
+    rows: list[SessionRow] = []
+    wid = workspace_id(state_dir) if summaries else ""
+    failures = session_failures(StatePaths(state_dir)) if summaries else {}
+    for summary in summaries:
+        try:
+            entries = store.index(summary.id).entries.values()
+            tips = store.list_branches(summary.id)
+            owed: dict[str, int] = {}
+            for tip in tips:
+                owed.update((t.id, t.tokens) for t in pending(store, summary.id, tip, wid))
+        except SessionError as exc:
+            problems.append(SessionProblem(summary.id, str(exc)))
+            continue
+        times = [e.created_at for e in entries if e.kind != "root"]
+        rows.append(SessionRow(summary.id, summary.title, max(times, default=summary.updated_at),
+                               len(tips), len(owed), sum(owed.values()), _failure(failures.get(summary.id))))
+    rows.sort(key=lambda r: (-r.last_activity, r.id))
+    return SessionListing(rows, problems)
+
+
+def _failure(record: dict | None) -> WriteFailure | None:
+    if record is None:
+        return None
+    return WriteFailure(str(record.get("code") or "UNKNOWN"), str(record.get("message") or ""),
+                        str(record.get("at") or ""))
+
+
+# --- one session as a graph ---------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TurnRow:
+    entry: IndexEntry
+    lane: LaneRow
+    state: str
+    is_head: bool
+
+    @property
+    def id(self) -> str:
+        return self.entry.id
+
+    @property
+    def role_label(self) -> str:
+        return ROLE_LABELS.get(self.entry.kind, self.entry.kind)
+
+    @property
+    def foreign_mark(self) -> str | None:
+        """The other workspace's id when this turn was written elsewhere."""
+        return self.entry.marks.get(MARK_KEY) if self.state == ELSEWHERE else None
+
+
+@dataclass(frozen=True)
+class Branch:
+    tip: str
+    is_head: bool
+    pending: list[PendingTurn]
+    batch: list[PendingTurn]  # what the writer gets next: `cut_batch(pending, threshold)`
+
+    @property
+    def pending_tokens(self) -> int:
+        return sum(t.tokens for t in self.pending)
+
+    @property
+    def batch_tokens(self) -> int:
+        return sum(t.tokens for t in self.batch)
+
+
+@dataclass
+class SessionGraph:
+    session_id: str
+    title: str
+    head: str | None
+    workspace: str
+    threshold: int
+    session_dir: Path
+    rows: list[TurnRow]
+    lanes: int
+    branches: list[Branch]
+    _row_of: dict[str, int] = field(default_factory=dict, repr=False)
+    _children: dict[str, list[str]] = field(default_factory=dict, repr=False)
+
+    def __post_init__(self) -> None:
+        self._row_of = {row.id: i for i, row in enumerate(self.rows)}
+        for row in sorted(self.rows, key=lambda r: r.entry.seq):
+            if row.entry.predecessor is not None:
+                self._children.setdefault(row.entry.predecessor, []).append(row.id)
+        self.node = functools.lru_cache(maxsize=512)(self._read_node)
+
+    def row_index(self, node_id: str) -> int | None:
+        return self._row_of.get(node_id)
+
+    def entry(self, node_id: str) -> IndexEntry | None:
+        index = self._row_of.get(node_id)
+        return None if index is None else self.rows[index].entry
+
+    def branch(self, tip: str) -> Branch | None:
+        return next((b for b in self.branches if b.tip == tip), None)
+
+    def walk(self, node_id: str) -> Iterator[IndexEntry]:
+        """Entries from `node_id` toward the root along predecessors (the engine's branch path)."""
+        seen: set[str] = set()
+        entry = self.entry(node_id)
+        while entry is not None and entry.id not in seen:
+            seen.add(entry.id)
+            yield entry
+            entry = self.entry(entry.predecessor) if entry.predecessor else None
+
+    def branch_ids(self, tip: str) -> set[str]:
+        return {e.id for e in self.walk(tip)}
+
+    def branches_through(self, node_id: str) -> list[Branch]:
+        """Live branches whose path contains `node_id` (the head's first)."""
+        return [b for b in self.branches if node_id in self.branch_ids(b.tip)]
+
+    def children(self, node_id: str) -> list[str]:
+        """Ids whose predecessor is `node_id`, oldest first."""
+        return self._children.get(node_id, [])
+
+    def _read_node(self, node_id: str) -> Node | None:
+        """The full node, read from its file on demand (only for rows on screen)."""
+        entry = self.entry(node_id)
+        if entry is None:
+            return None
+        try:
+            return read_node_file(self.session_dir / "history" / entry.filename)
+        except NodeFileError:
+            return None
+
+
+def _parent(entry: IndexEntry, entries: dict[str, IndexEntry]) -> tuple[str | None, bool]:
+    """The row a node hangs from in the graph, and whether that link is a sub-agent spawn."""
+    if entry.predecessor is not None:
+        return entry.predecessor, False
+    if entry.caller and entry.caller in entries:  # a spawned branch or a tool call off its caller
+        return entry.caller, entry.spawn_root
+    return None, False
+
+
+def _line_to(node_id: str | None, entries: dict[str, IndexEntry]) -> set[str]:
+    """The graph path from a root down to `node_id`: drawn as the straight trunk."""
+    line: set[str] = set()
+    while node_id is not None and node_id in entries and node_id not in line:
+        line.add(node_id)
+        node_id = _parent(entries[node_id], entries)[0]
+    return line
+
+
+def load_graph(state_dir: Path, session_id: str) -> SessionGraph:
+    """Build the graph snapshot of one session: layout, node states, branches and batches."""
+    store = SessionStore(state_dir)
+    meta = store.meta(session_id)
+    entries = store.index(session_id).entries
+    head = store.head(session_id)
+    # The writer's own threshold, so the batch shown is the batch it would cut.
+    wid = workspace_id(state_dir)
+    threshold = trigger_tokens(state_dir)
+    ordered = sorted(entries.values(), key=lambda e: e.seq)
+    items = [GraphItem(e.id, *_parent(e, entries), side=e.rewound or e.kind == "summary") for e in ordered]
+    graph_layout = layout(display_order(items, trunk=_line_to(head, entries)))
+    rows = [TurnRow(entries[lane.id], lane, node_state(entries[lane.id], wid), lane.id == head)
+            for lane in graph_layout.rows]
+    branches = []
+    for tip in store.list_branches(session_id):
+        owed = pending(store, session_id, tip, wid)
+        branches.append(Branch(tip, tip == head, owed, cut_batch(owed, threshold)))
+    return SessionGraph(session_id, str(meta.get("title") or ""), head, wid, threshold,
+                        store.session_dir(session_id), rows, graph_layout.lanes, branches)

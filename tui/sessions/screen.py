@@ -1,0 +1,425 @@
+"""Sessions: which branches of which sessions are still unwritten, and what the writer gets next;
+write a branch now, finish a session, or import an agent's transcripts.
+
+A write runs in a worker thread (one at a time) while the screen stays usable: its
+progress is polled from the marks on disk, its outcome — ok, retryable or permanent
+with the code and the reason — is shown above the detail pane and as a notification,
+and the list and the graph are read again so the marks show what was written.
+"""
+
+from __future__ import annotations
+
+import time
+
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Center, Horizontal, Middle, Vertical
+from textual.screen import Screen
+from textual.timer import Timer
+from textual.widgets import ContentSwitcher, Footer
+from textual.widgets.data_table import RowDoesNotExist
+from textual.worker import Worker, WorkerState, get_current_worker
+
+from scriptorium.core.sessions.marker import WorkspaceIdError
+from scriptorium.core.sessions.store import SessionError
+
+from .describe import describe_branch, describe_turn
+from .import_run import ImportJob, ImportOutcome, locations, run_import
+from ..common.messages import (
+    BranchHighlighted,
+    DiskChanged,
+    GraphFailed,
+    GraphLoaded,
+    ImportFinished,
+    ImportProgress,
+    SessionHighlighted,
+    SessionsFailed,
+    SessionsLoaded,
+    TurnHighlighted,
+    WriteFinished,
+    WriteProgress,
+    WriteStarted,
+)
+from ..common.safe_text import untrusted_content
+from .model import SessionGraph, SessionListing, list_sessions, load_graph
+from .branch_graph import BranchGraph
+from .branch_list import BranchList
+from .detail_pane import DetailPane
+from ..common.empty_state import EmptyState
+from .graph_header import GraphHeader
+from .graph_legend import GraphLegend
+from . import import_status
+from .import_status import ImportStatus
+from ..common.screen_tabs import ScreenTabs
+from .session_list import SessionList
+from .write_status import WriteStatus, finished, job_label, running, standing_failure, summary
+from .write_run import WriteJob, WriteOutcome, owed_ids, run_job
+
+PROGRESS_EVERY_S = 0.5  # how often a running write's marks are read back
+IMPORT_OUTCOME_S = 20.0  # how long an import's outcome line stays (the notification says it too)
+
+
+class SessionsScreen(Screen):
+    CSS_PATH = "sessions.tcss"
+
+    BINDINGS = [
+        Binding("left_square_bracket", "cycle_branch(-1)", "Prev branch"),
+        Binding("right_square_bracket", "cycle_branch(1)", "Next branch"),
+        Binding("r", "reload", "Reload"),
+        Binding("w", "write_branch", "Write branch"),
+        Binding("f", "finish_session", "Finish session"),
+        Binding("i", "import_sessions", "Import"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.listing: SessionListing | None = None
+        self.graph: SessionGraph | None = None
+        self.session_id: str | None = None
+        self.job: WriteJob | None = None  # the write running now (one at a time)
+        self.job_owed: frozenset[str] | None = None  # its pending turns when it started
+        self.job_written = 0
+        self.job_started = 0.0
+        self.outcomes: dict[str, WriteOutcome] = {}  # the last write's outcome, per session
+        self._write_timers: list[Timer] = []  # while a write runs: the spinner, and reading its marks back
+        self.import_job: ImportJob | None = None  # the import running now (one at a time)
+
+    def compose(self) -> ComposeResult:
+        yield ScreenTabs("sessions")
+        with ContentSwitcher(initial="sessions-body", id="switcher"):
+            with Horizontal(id="sessions-body"):
+                with Vertical(id="left"):
+                    yield SessionList(id="session-list")
+                    yield BranchList(id="branch-list")
+                with Vertical(id="right"):
+                    yield GraphHeader(id="graph-header")
+                    yield BranchGraph(id="graph")
+                    yield WriteStatus(id="write-status")
+                    yield DetailPane(id="detail")
+            with Middle(id="empty"):
+                with Center():
+                    yield EmptyState(str(self.app.state_dir))
+        yield ImportStatus(id="import-status")
+        yield GraphLegend()
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one(GraphHeader).show(None, "Reading sessions…")
+        self.query_one("#session-list").border_title = "Sessions"
+        self.query_one("#branch-list").border_title = "Branches"
+        self.query_one("#detail").border_title = "Detail"
+        self.call_after_refresh(self.load_sessions)  # paint the shell first, then read
+        self.app.live.subscribe(self)
+
+    def on_unmount(self) -> None:
+        self.app.live.unsubscribe(self)
+
+    def on_disk_changed(self, message: DiskChanged) -> None:
+        """Another process appended, imported or marked turns: read the sessions again."""
+        if message.sessions:
+            self.action_reload()
+
+    # --- loading (worker threads; each builds its own store) ---------------
+
+    @work(thread=True, exclusive=True, group="sessions")
+    def load_sessions(self) -> None:
+        try:
+            message: SessionsLoaded | SessionsFailed = SessionsLoaded(list_sessions(self.app.state_dir))
+        except (OSError, WorkspaceIdError) as exc:
+            message = SessionsFailed(str(exc))
+        if not get_current_worker().is_cancelled:
+            self.post_message(message)
+
+    @work(thread=True, exclusive=True, group="graph")
+    def load_graph(self, session_id: str) -> None:
+        try:
+            message: GraphLoaded | GraphFailed = GraphLoaded(load_graph(self.app.state_dir, session_id))
+        except (SessionError, OSError, WorkspaceIdError) as exc:
+            message = GraphFailed(session_id, str(exc))
+        if not get_current_worker().is_cancelled:
+            self.post_message(message)
+
+    def on_sessions_failed(self, message: SessionsFailed) -> None:
+        self.query_one(GraphHeader).show(None, "The sessions cannot be read")
+        self.query_one(DetailPane).show(untrusted_content(message.reason, "$text-error"))
+
+    def on_sessions_loaded(self, message: SessionsLoaded) -> None:
+        self.listing = message.listing
+        self.app.session_listing = message.listing
+        self.refresh_bindings()  # the write actions appear once there is a session to write
+        empty = not message.listing.rows and not message.listing.problems
+        self.query_one("#switcher", ContentSwitcher).current = "empty" if empty else "sessions-body"
+        if empty:
+            return
+        session_list = self.query_one(SessionList)
+        session_list.show(message.listing, self.app.clock())
+        selected = session_list.selected_id
+        if selected is not None:
+            self.open_session(selected)
+        self._show_write_status()
+
+    def open_session(self, session_id: str) -> None:
+        if session_id == self.session_id and self.graph is not None:
+            return
+        self.session_id = session_id
+        self.graph = None
+        self._show_write_status()
+        for problem in self.listing.problems if self.listing else []:
+            if problem.id == session_id:
+                self._show_failure(session_id, problem.message)
+                return
+        self.query_one(GraphHeader).show(None, "Reading the session…")
+        self.load_graph(session_id)
+
+    def on_session_highlighted(self, message: SessionHighlighted) -> None:
+        self.open_session(message.session_id)
+
+    def on_graph_loaded(self, message: GraphLoaded) -> None:
+        graph = message.graph
+        if graph.session_id != self.session_id:
+            return
+        self.graph = graph
+        graph_view = self.query_one(BranchGraph)
+        # The same session read again (after a write, a reload): the same branch and turn stay selected.
+        again = graph_view.graph is not None and graph_view.graph.session_id == graph.session_id
+        keep_tip = graph_view.selected_tip if again else None
+        keep_row = graph_view.current_row.id if again and graph_view.current_row else None
+        self.query_one(GraphHeader).show(graph)
+        graph_view.show(graph)
+        if keep_row is not None and graph_view.has_focus:
+            graph_view.move_to(keep_row)
+        self.query_one(BranchList).show(graph)
+        if graph.branches:
+            self.select_branch(keep_tip if graph.branch(keep_tip or "") else graph.branches[0].tip)
+        else:
+            self.query_one(DetailPane).show(describe_turn(graph, graph.rows[0]))
+
+    def on_graph_failed(self, message: GraphFailed) -> None:
+        if message.session_id == self.session_id:
+            self._show_failure(message.session_id, message.reason)
+
+    def _show_failure(self, session_id: str, reason: str) -> None:
+        self.query_one(GraphHeader).show(None, f"Session {session_id} cannot be read")
+        self.query_one(BranchGraph).show(None)
+        self.query_one(BranchList).show(None)
+        self.query_one(DetailPane).show(untrusted_content(reason, "$text-error"))
+
+    # --- selection ---------------------------------------------------------
+
+    def select_branch(self, tip: str) -> None:
+        """Select a branch: emphasise it in the graph, list it, show its pending turns and batch."""
+        if self.graph is None or (branch := self.graph.branch(tip)) is None:
+            return
+        graph_view = self.query_one(BranchGraph)
+        graph_view.select_branch(tip)
+        if not graph_view.has_focus:
+            graph_view.move_to(tip)
+        self.query_one(BranchList).highlight_tip(tip)
+        detail = self.query_one(DetailPane)
+        detail.show(describe_branch(self.graph, branch, detail.scrollable_content_region.width))
+
+    def on_branch_highlighted(self, message: BranchHighlighted) -> None:
+        self.select_branch(message.tip)
+
+    def on_turn_highlighted(self, message: TurnHighlighted) -> None:
+        if self.graph is None or not self.query_one(BranchGraph).has_focus:
+            return
+        index = self.graph.row_index(message.node_id)
+        if index is not None:
+            self.query_one(DetailPane).show(describe_turn(self.graph, self.graph.rows[index]))
+
+    def on_descendant_focus(self) -> None:
+        graph_view = self.query_one(BranchGraph)
+        if graph_view.has_focus and graph_view.current_row is not None and self.graph is not None:
+            self.query_one(DetailPane).show(describe_turn(self.graph, graph_view.current_row))
+
+    # --- actions -----------------------------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("write_branch", "finish_session"):
+            return bool(self.listing and self.listing.rows)
+        return True
+
+    def action_cycle_branch(self, step: int) -> None:
+        if self.graph is None or not self.graph.branches:
+            return
+        tips = [b.tip for b in self.graph.branches]
+        current = self.query_one(BranchGraph).selected_tip
+        index = tips.index(current) + step if current in tips else 0
+        self.select_branch(tips[index % len(tips)])
+
+    def action_reload(self) -> None:
+        self.graph = None
+        self.session_id = None
+        self.load_sessions()
+
+    def action_write_branch(self) -> None:
+        """Write the selected branch now: every pending turn, batch by batch (a forced write)."""
+        tip = self.query_one(BranchGraph).selected_tip
+        if self.graph is None or tip is None or self.graph.branch(tip) is None:
+            self.notify("Select a session and one of its branches first.", severity="warning")
+            return
+        self._start(WriteJob(self.graph.session_id, tip))
+
+    def action_finish_session(self) -> None:
+        """The session's end: its head written whole, side branches only if they reach the threshold."""
+        if self.graph is None:
+            self.notify("Select a session first.", severity="warning")
+            return
+        self._start(WriteJob(self.graph.session_id, None))
+
+    # --- writing (a worker thread; progress polled, outcome shown) ---------
+
+    def _start(self, job: WriteJob) -> None:
+        if self.job is not None:
+            self.notify(f"Wait for the running write to end ({job_label(self.job, self.session_id)}).",
+                        severity="warning", markup=False)
+            return
+        self.job, self.job_owed, self.job_written, self.job_started = job, None, 0, time.monotonic()
+        self.outcomes.pop(job.session_id, None)
+        self._write_timers = [self.set_interval(0.1, self._show_write_status),
+                              self.set_interval(PROGRESS_EVERY_S, self._poll)]
+        self._show_write_status()
+        self.run_write(job)
+
+    @work(thread=True, group="write", exit_on_error=False)
+    def run_write(self, job: WriteJob) -> WriteOutcome:
+        self.post_message(WriteStarted(job, owed_ids(self.app.state_dir, job)))
+        return run_job(self.app.state_dir, job)
+
+    @work(thread=True, exclusive=True, group="write-progress", exit_on_error=False)
+    def poll_progress(self, job: WriteJob, owed: frozenset[str]) -> None:
+        written = len(owed - owed_ids(self.app.state_dir, job))
+        if not get_current_worker().is_cancelled:
+            self.post_message(WriteProgress(job, written))
+
+    def _poll(self) -> None:
+        if self.job is not None and self.job_owed:
+            self.poll_progress(self.job, self.job_owed)
+
+    def on_write_started(self, message: WriteStarted) -> None:
+        if message.job == self.job:
+            self.job_owed = frozenset(message.owed)
+            self._show_write_status()
+
+    def on_write_progress(self, message: WriteProgress) -> None:
+        if message.job == self.job:
+            self.job_written = max(self.job_written, message.written)
+            self._show_write_status()
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """A write worker ended: with the pipeline's outcome, or with an exception (shown as "error")."""
+        worker = event.worker
+        if worker.group == "import":
+            self._import_worker_changed(event)
+            return
+        if worker.group != "write" or self.job is None:
+            return
+        if event.state == WorkerState.SUCCESS and isinstance(worker.result, WriteOutcome):
+            self.post_message(WriteFinished(worker.result))
+        elif event.state == WorkerState.ERROR:
+            error = worker.error
+            self.post_message(WriteFinished(WriteOutcome(self.job, "error", type(error).__name__, str(error), 0,
+                                                         elapsed=time.monotonic() - self.job_started)))
+
+    def on_write_finished(self, message: WriteFinished) -> None:
+        outcome = message.outcome
+        self.job, self.job_owed = None, None
+        for timer in self._write_timers:
+            timer.stop()
+        self._write_timers = []
+        self.outcomes[outcome.job.session_id] = outcome
+        severity = {"ok": "information", "retryable": "warning"}.get(outcome.outcome, "error")
+        self.notify(summary(outcome), title=f"{job_label(outcome.job, self.session_id).capitalize()}: "
+                    f"{outcome.outcome}", severity=severity, markup=False)
+        # Read the list (backlogs, failure marks) and the graph (node marks) again.
+        if self.session_id == outcome.job.session_id:
+            self.graph = None
+        self._show_write_status()
+        self.load_sessions()
+
+    def _show_write_status(self) -> None:
+        """The running write (whatever session it is in), else this session's last outcome, else
+        its standing permanent failure, else nothing."""
+        status = self.query_one(WriteStatus)
+        if self.job is not None:
+            owed = None if self.job_owed is None else len(self.job_owed)
+            status.show(running(self.job, owed, self.job_written, time.monotonic() - self.job_started,
+                                self.session_id))
+        elif self.session_id in self.outcomes:
+            status.show(finished(self.outcomes[self.session_id]))
+        elif self.listing and self.session_id and (row := self.listing.row(self.session_id)) and row.failure:
+            status.show(standing_failure(row.failure))
+        else:
+            status.show(None)
+
+    # --- importing (a worker thread; progress reported, outcome shown) ------
+
+    def action_import_sessions(self) -> None:
+        """Ask what to import, then import it while the screen stays usable."""
+        from .import_dialog import ImportDialog
+
+        if self.import_job is not None:
+            self.notify("An import is already running.", severity="warning")
+            return
+        self.app.push_screen(ImportDialog(locations()), self._start_import)
+
+    def _start_import(self, job: ImportJob | None) -> None:
+        if job is None or self.import_job is not None:
+            return
+        self.import_job = job
+        self.query_one(ImportStatus).show(import_status.running(job, 0, 0, "reading the transcripts…"))
+        self.import_worker(job)
+
+    @work(thread=True, group="import", exit_on_error=False)
+    def import_worker(self, job: ImportJob) -> ImportOutcome:
+        last = 0.0
+
+        def progress(done: int, total: int, label: str) -> None:
+            nonlocal last
+            now = time.monotonic()
+            if now - last >= 0.1 or done >= total:  # a message per node would flood the app
+                last = now
+                self.post_message(ImportProgress(job, done, total, label))
+
+        return run_import(self.app.state_dir, job, progress)
+
+    def on_import_progress(self, message: ImportProgress) -> None:
+        if message.job == self.import_job:
+            self.query_one(ImportStatus).show(import_status.running(message.job, message.done, message.total,
+                                                             message.label))
+
+    def _import_worker_changed(self, event: Worker.StateChanged) -> None:
+        if self.import_job is None:
+            return
+        if event.state == WorkerState.SUCCESS and isinstance(event.worker.result, ImportOutcome):
+            self.post_message(ImportFinished(event.worker.result))
+        elif event.state == WorkerState.ERROR:
+            error = event.worker.error
+            self.post_message(ImportFinished(ImportOutcome(self.import_job, False,
+                                                           message=f"{type(error).__name__}: {error}")))
+
+    def on_import_finished(self, message: ImportFinished) -> None:
+        outcome = message.outcome
+        self.import_job = None
+        self.query_one(ImportStatus).show(import_status.finished(outcome))
+        self.set_timer(IMPORT_OUTCOME_S, self._hide_import_outcome)
+        severity = "information" if outcome.ok and not outcome.errors else "error"
+        self.notify(import_status.summary(outcome), title="Import finished" if outcome.ok else "Import stopped",
+                    severity=severity, markup=False)
+        self.action_reload()
+
+    def _hide_import_outcome(self) -> None:
+        if self.import_job is None:
+            self.query_one(ImportStatus).show(None)
+
+    def show_session(self, session_id: str) -> None:
+        """Move the list's cursor to a session (from the command palette)."""
+        session_list = self.query_one(SessionList)
+        try:
+            session_list.move_cursor(row=session_list.get_row_index(session_id), animate=False)
+        except RowDoesNotExist:  # the list changed meanwhile
+            return
+        session_list.focus()
+        self.open_session(session_id)

@@ -1,0 +1,65 @@
+"""What the Sleep screen shows before anything runs: is sleep due and why, the counters
+behind the answer, when the last full pass was, and when the nightly run comes next.
+
+No Textual here; loading runs in a worker thread (the writer package is imported
+there, not with the app). Reading creates nothing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+NIGHTLY_HOUR = 3  # the scheduler's default (`scriptorium watch --sleep-at 03:00`)
+
+
+@dataclass(frozen=True)
+class SleepStatus:
+    reason: str | None  # "batches" | "tokens" | "daily" | None (not due)
+    explanation: str
+    local_batches: int
+    local_tokens: int
+    due_batches: int
+    due_tokens: int
+    write_commits_since_global: int
+    last_global_at: float | None  # epoch seconds of the last full pass
+    next_run: float  # epoch seconds of the next nightly run
+    model: str
+    topics: int  # topic files there are to reorganize
+
+    @property
+    def due(self) -> bool:
+        return self.reason is not None
+
+
+def load_status(state_dir: Path, now: float) -> SleepStatus:
+    from scriptorium.core.memory import Workspace
+    from scriptorium.core.paths import StatePaths
+    from scriptorium.core.writer import counters, resolve_model, sleep_due
+    from scriptorium.core.watch.scheduler import next_run
+
+    due = sleep_due(StatePaths(state_dir), datetime.fromtimestamp(now).astimezone())
+    last = _epoch(due.last_global_at)
+    return SleepStatus(
+        reason=due.reason,
+        explanation=due.explain(),
+        local_batches=due.local_batches,
+        local_tokens=due.local_tokens,
+        due_batches=counters.DUE_BATCHES,
+        due_tokens=counters.DUE_TOKENS,
+        write_commits_since_global=due.write_commits_since_global,
+        last_global_at=last,
+        next_run=next_run(datetime.fromtimestamp(now), NIGHTLY_HOUR).timestamp(),
+        model=resolve_model(state_dir),
+        topics=len(Workspace(state_dir).topic_paths()),
+    )
+
+
+def _epoch(stamp: str | None) -> float | None:
+    """An ISO time from runtime.json as epoch seconds (naive means UTC); None if unreadable."""
+    try:
+        parsed = datetime.fromisoformat(stamp or "")
+    except ValueError:
+        return None
+    return (parsed if parsed.tzinfo else parsed.replace(tzinfo=timezone.utc)).timestamp()

@@ -1,1 +1,0 @@
-"""The app's widgets, one small widget per module."""
