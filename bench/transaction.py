@@ -26,7 +26,7 @@ import time
 from datetime import date, timedelta
 from pathlib import Path
 
-from scriptorium.core.memory import Workspace, session_record
+from scriptorium.core.memory import Transaction, Workspace, session_record
 from scriptorium.core.memory.sources import anchor_for, archive_path, group_by_archive, plan_append
 
 BLOCKS = 25
@@ -98,7 +98,7 @@ def one_edit(ws: Workspace, k: int, topics: int) -> tuple[float, float]:
     """(wall ms, cpu ms) of one transaction editing one topic."""
     rel = topic_path((k * 7) % topics)
     started, cpu = time.perf_counter(), _cpu()
-    with ws.transaction("edit", f"bench edit {k}") as txn:
+    with Transaction(ws, "edit", f"bench edit {k}") as txn:
         text = txn.read_topic(rel)
         txn.write_topic(rel, text.replace("Fact 3 of", f"Fact 3 (rev {k}) of", 1))
         result = txn.commit()

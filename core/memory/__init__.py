@@ -6,7 +6,7 @@ Open a workspace and change it only through a transaction::
 
     ws = Workspace.open(state_dir)
     result = save_topic(ws, "people/ada.md", text)          # a human's edit
-    with ws.transaction("write", "batch 12", lock_timeout=1.0) as txn:
+    with Transaction(ws, "write", "batch 12", lock_timeout=1.0) as txn:
         ids = txn.archive(records_to_sources(records))      # the batch's evidence
         txn.apply(run_writer)                                # edits in txn.topics_dir
         result = txn.check()                                 # validate + diff, no install
@@ -42,8 +42,8 @@ from .sources import (
     scan_archive,
     session_record,
 )
-from .topics import Paragraph, TopicDoc, parse_topic, without_block
-from .transaction import KINDS, Transaction, TransactionResult, retire_block, save_topic, topic_rel
+from .topics import Paragraph, TopicDoc, parse_topic, topic_rel, without_block
+from .transaction import KINDS, Transaction, TransactionResult, retire_block, save_topic
 from .validate import RULES, Diagnostic
 from .workspace import Workspace
 

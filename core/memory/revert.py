@@ -25,11 +25,10 @@ import git
 
 from .errors import WorkspaceError
 from .topics import parse_cached
-from .transaction import LOCK_TIMEOUT, TransactionResult
+from .transaction import LOCK_TIMEOUT, Transaction, TransactionResult
 from .validate import Diagnostic
 
 if TYPE_CHECKING:
-    from .transaction import Transaction
     from .workspace import Workspace
 
 TOPICS = "topics/"
@@ -49,7 +48,7 @@ def revert_commit(workspace: Workspace, sha: str, *, lock_timeout: float = LOCK_
     commit = _resolve(repo, sha)
     short = commit.hexsha[:12]
     subject = commit.message.splitlines()[0] if commit.message else ""
-    with workspace.transaction("revert", f"undo {short} ({subject})", lock_timeout=lock_timeout) as txn:
+    with Transaction(workspace, "revert", f"undo {short} ({subject})", lock_timeout=lock_timeout) as txn:
         parent = commit.parents[0]
         paths = repo.git.diff_tree("--no-renames", "-r", "--name-only", "-z", parent.hexsha, commit.hexsha,
                                    "--", TOPICS.rstrip("/")).split("\0")

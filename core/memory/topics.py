@@ -24,10 +24,13 @@ import urllib.parse
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from functools import cached_property
+from pathlib import PurePosixPath
 from typing import Any
 
 import mistune
 from mistune.helpers import parse_link, parse_link_href, parse_link_label
+
+from .errors import TopicPathError
 
 BLOCK_ID = r"[A-Za-z0-9-]+"
 FOOTNOTE_ID = r"[A-Za-z0-9_-]+"
@@ -462,6 +465,19 @@ def parse_cached(path: str, text: str) -> TopicDoc:
         if len(_DOCS) > _DOC_CACHE_SIZE:
             _DOCS.popitem(last=False)
     return doc
+
+
+def topic_rel(topic: str) -> str:
+    """A user-given topic path as a path under `topics/` (`people/ada.md`; `core.md` is
+    the canonical core). Refuses anything that is not a `.md` file inside `topics/`."""
+    raw = topic.replace("\\", "/")
+    if raw.startswith("topics/"):
+        raw = raw[len("topics/"):]
+    path = PurePosixPath(raw)
+    if (not raw or path.is_absolute() or any(part in ("", ".", "..") for part in raw.split("/"))
+            or path.suffix != ".md" or any(part.startswith(".") for part in path.parts)):
+        raise TopicPathError(f"not a topic path (a .md file under topics/): {topic}")
+    return path.as_posix()
 
 
 def topic_rel_to_root(topic: str, target: str) -> str:

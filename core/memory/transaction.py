@@ -33,8 +33,8 @@ from collections.abc import Callable, Iterable
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
+from typing import Any
 
 import git
 
@@ -42,7 +42,7 @@ from ..paths import StatePaths
 from ..runtime_state import load_runtime, save_runtime
 from . import derived, install
 from .core_render import CORE_TOPIC, CoreRender, promoted_legacy_core, render_core
-from .errors import ArchiveError, TopicPathError, TransactionClosed
+from .errors import ArchiveError, TransactionClosed
 from .normalize import Context, Normalized, Normalizer, prune
 from .retired import RETIRED_NAME, dump_retired, load_retired
 from .sources import (
@@ -54,28 +54,13 @@ from .sources import (
     group_by_archive,
     plan_append,
 )
-from .topics import TopicDoc, parse_cached, relative_link, resolve_topic_link, without_block
+from .topics import TopicDoc, parse_cached, relative_link, resolve_topic_link, topic_rel, without_block
 from .validate import Diagnostic, Plan, validate
-
-if TYPE_CHECKING:
-    from .workspace import Workspace
+from .workspace import Workspace
 
 KINDS = ("write", "sleep", "edit", "revert", "migrate")
 LOCK_TIMEOUT = 1.0  # seconds; a longer wait is a retryable failure: a user must never wait on memory
 _DIFFED = ("topics/", "sources/", "core.md")
-
-
-def topic_rel(topic: str) -> str:
-    """A user-given topic path as a path under `topics/` (`people/ada.md`; `core.md` is
-    the canonical core). Refuses anything that is not a `.md` file inside `topics/`."""
-    raw = topic.replace("\\", "/")
-    if raw.startswith("topics/"):
-        raw = raw[len("topics/"):]
-    path = PurePosixPath(raw)
-    if (not raw or path.is_absolute() or any(part in ("", ".", "..") for part in raw.split("/"))
-            or path.suffix != ".md" or any(part.startswith(".") for part in path.parts)):
-        raise TopicPathError(f"not a topic path (a .md file under topics/): {topic}")
-    return path.as_posix()
 
 
 @dataclass

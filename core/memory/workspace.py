@@ -11,7 +11,7 @@ memory/                       dir 0700, files 0600, a git repository
 
 `Workspace.open(state_dir)` makes sure the layout and the repository exist and
 repairs an install a crash interrupted (when no live transaction holds the lock).
-Every change goes through `Workspace.transaction(...)`.
+Every change goes through a `Transaction(workspace, ...)` (transaction.py).
 """
 
 from __future__ import annotations
@@ -35,8 +35,7 @@ from .derived import RECENT_LIMIT
 from .errors import LockBusy
 from .lock import write_lock
 from .sources import SourceIndex
-from .topics import TopicDoc, parse_cached
-from .transaction import Transaction, topic_rel
+from .topics import TopicDoc, parse_cached, topic_rel
 
 _INTERNAL_PREFIXES = (".scriptorium", ".nativemem")
 
@@ -89,9 +88,6 @@ class Workspace:
     def recover_locked(self) -> bool:
         """Repair an interrupted install; the caller holds the write lock."""
         return install.recover(self.root, self.runtime, self.repo)
-
-    def transaction(self, kind: str, summary: str = "", **options: Any) -> Transaction:
-        return Transaction(self, kind, summary, **options)
 
     # -- reading ------------------------------------------------------------------------------
 

@@ -26,7 +26,7 @@ from typing import Any
 from filelock import FileLock, Timeout
 
 from ..sessions.marker import PendingTurn, cut_batch, mark_written, pending, trigger_tokens, workspace_id
-from ..memory import LockBusy, SourceIndex, SourceRecord, Workspace, install, records_to_sources
+from ..memory import LockBusy, SourceIndex, SourceRecord, Transaction, Workspace, install, records_to_sources
 from ..memory.lock import write_lock
 from ..memory.sources import archive_path, speaker_label
 from ..paths import StatePaths
@@ -195,7 +195,7 @@ class _Run:
         install.checkpoint("batch-archived")  # fault injection only (tests, bench/stress.py)
         items = [Evidence(s.source_id, r.role, speaker_label(s.speaker_display, s.speaker_id, s.role), r.text,
                           s.timestamp) for s, r in zip(sources, records)]
-        with self.ws.transaction("write", f"{len(ids)} turn(s) of session {sid}", evidence=[],
+        with Transaction(self.ws, "write", f"{len(ids)} turn(s) of session {sid}", evidence=[],
                                  lock_timeout=LOCK_TIMEOUT_S) as txn:
             txn.archive(sources)
             result, audit = edit_with_repair(txn, paths=self.paths, model=self.model,
@@ -218,7 +218,7 @@ class _Run:
         if all((scan := index.scan(archive_path(s.source_id))) is not None and s.source_id in scan.by_id
                for s in sources):
             return
-        with self.ws.transaction("write", f"evidence: {len(sources)} record(s) of session {sid}",
+        with Transaction(self.ws, "write", f"evidence: {len(sources)} record(s) of session {sid}",
                                  lock_timeout=LOCK_TIMEOUT_S) as txn:
             txn.archive(sources)
             txn.commit()

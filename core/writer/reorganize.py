@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..memory import Diagnostic, LockBusy, TransactionResult, Workspace
+from ..memory import Diagnostic, LockBusy, Transaction, TransactionResult, Workspace
 from ..memory.lock import write_lock
 from ..paths import StatePaths
 from .classify import classify
@@ -94,7 +94,7 @@ def sleep(state_dir: Path, *, preview: bool = False, model: str | None = None, i
 def organize(ws: Workspace, *, model: str, timeout: float, preview: bool = False,
              lock_timeout: float = LOCK_TIMEOUT_S, monitor: Monitor | None = None) -> SleepResult:
     """One organizer run in a `sleep` transaction (raises on failure; see `sleep`)."""
-    with ws.transaction("sleep", SUMMARY, evidence=[], preview=preview, lock_timeout=lock_timeout) as txn:
+    with Transaction(ws, "sleep", SUMMARY, evidence=[], preview=preview, lock_timeout=lock_timeout) as txn:
         base = ws.revision() if preview else ""
         result, audit = edit_with_repair(txn, paths=ws.paths, model=model, task=organize_task(txn.topics_dir),
                                          tools=ORGANIZER_TOOLS, stage="organize", turns=0, timeout=timeout,
@@ -117,7 +117,7 @@ def install_preview(state_dir: Path, preview: SleepPreview, *, is_global: bool =
     state_dir = Path(state_dir)
     try:
         ws = Workspace.open(state_dir)
-        with ws.transaction("sleep", SUMMARY, evidence=[], lock_timeout=lock_timeout) as txn:
+        with Transaction(ws, "sleep", SUMMARY, evidence=[], lock_timeout=lock_timeout) as txn:
             if ws.revision() != preview.base:
                 return _conflict("memory changed since the preview was made")
             for path, data in preview.topics.items():

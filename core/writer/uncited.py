@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..memory import Frame, SourceIndex, Workspace, scan_archive
+from ..memory import Frame, SourceIndex, Transaction, Workspace, scan_archive
 from ..memory.sources import is_v2_path
 from ..memory.topics import topic_rel_to_root
 from ..paths import StatePaths
@@ -101,7 +101,7 @@ def backfill(state_dir: Path, *, model: str | None = None) -> BackfillResult:
             return BackfillResult("ok", "NOTHING_UNCITED", "every archived source is cited by a topic")
         for batch in _batches(frames):
             ids = [f.source_id for f in batch]
-            with ws.transaction("write", f"backfill: {len(ids)} uncited source(s)", evidence=ids,
+            with Transaction(ws, "write", f"backfill: {len(ids)} uncited source(s)", evidence=ids,
                                 lock_timeout=LOCK_TIMEOUT_S) as txn:
                 result, audit = edit_with_repair(txn, paths=StatePaths(state_dir), model=name,
                                                  task=write_task([_evidence(f) for f in batch], txn.topics_dir),

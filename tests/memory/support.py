@@ -5,7 +5,7 @@ from __future__ import annotations
 import subprocess
 from dataclasses import dataclass
 
-from scriptorium.core.memory import SourceRecord, Workspace, session_record
+from scriptorium.core.memory import SourceRecord, Transaction, Workspace, session_record
 
 DAY = 1767312000.0  # 2026-01-02T00:00:00Z
 
@@ -46,7 +46,7 @@ class Seeded:
 
 def seed(ws: Workspace) -> Seeded:
     """Two topics citing archived records, one linking into the other, and a core."""
-    with ws.transaction("write", "seed") as txn:
+    with Transaction(ws, "write", "seed") as txn:
         txn.archive(records())
         txn.write_topic("people/ada.md", "# Ada\n\n## Drinks\n\nAda likes green tea.[^e1]\n\n"
                         "[^e1]: Time: `2026-01-02`; Sources: [tea](openprogram/s1/m0)\n\n## Work\n\n"
@@ -54,7 +54,7 @@ def seed(ws: Workspace) -> Seeded:
         first = txn.commit()
     assert first.outcome == "installed", first.diagnostics
     ada = [p.block_id for p in ws.topic("people/ada.md").blocks]
-    with ws.transaction("write", "seed links") as txn:
+    with Transaction(ws, "write", "seed links") as txn:
         txn.archive(records())
         txn.write_topic("projects/cache.md", f"# Build cache\n\nThe cache is sized by [Ada](../people/ada.md#^{ada[1]}).[^e1]\n\n"
                         "[^e1]: Time: `2026-01-02`; Sources: [size](openprogram/s1/m2)\n")

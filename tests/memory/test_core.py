@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from scriptorium.core.config import set_config_value
-from scriptorium.core.memory import Workspace, save_topic
+from scriptorium.core.memory import Transaction, Workspace, save_topic
 from scriptorium.core.memory.sources import session_record
 from scriptorium.core.fence import OPEN
 from scriptorium.core.tokens import count_tokens
@@ -83,7 +83,7 @@ def test_a_budget_from_config_and_untrusted_evidence_withheld(seeded: Seeded) ->
     refuse to cite pending evidence anew) stays in the canonical core, out of the render."""
     ws = seeded.ws
     set_config_value(ws.state_dir, "core.budget", 50)
-    with ws.transaction("write", "pending evidence") as txn:
+    with Transaction(ws, "write", "pending evidence") as txn:
         txn.archive([replace(session_record("s3", "p0", "user", "unvouched", DAY), trust_state="pending")])
         assert txn.commit().outcome == "installed"
     rumour = "0badf00d"

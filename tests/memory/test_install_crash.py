@@ -56,7 +56,7 @@ def template(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, 
     done = tmp_path_factory.mktemp("done") / "state"
     shutil.copytree(base, done, symlinks=True)
     ws = Workspace.open(done)
-    with ws.transaction("write", "crash test") as txn:
+    with Transaction(ws, "write", "crash test") as txn:
         crash_edit(txn)
         assert txn.commit().outcome == "installed"
     new = state_of(ws)
@@ -107,7 +107,7 @@ def test_a_killed_install_is_rolled_forward_once_the_journal_exists(
     head_before = git(ws, "rev-parse", "HEAD").strip()
     monkeypatch.setattr(install, "crash_hook", crash_at(step, nth, Crash))
     with pytest.raises(Crash):
-        with ws.transaction("write", "crash test") as txn:
+        with Transaction(ws, "write", "crash test") as txn:
             crash_edit(txn)
             txn.commit()
     monkeypatch.setattr(install, "crash_hook", None)
@@ -126,7 +126,7 @@ def test_an_error_inside_the_install_rolls_back_unless_committed(
     head_before = git(ws, "rev-parse", "HEAD").strip()
     monkeypatch.setattr(install, "crash_hook", crash_at(step, nth, OSError))
     committed = step in ("committed", "audited")
-    with ws.transaction("write", "crash test") as txn:
+    with Transaction(ws, "write", "crash test") as txn:
         crash_edit(txn)
         if committed and step == "committed":
             assert txn.commit().outcome == "installed"  # the commit landed: finished, not undone
@@ -143,7 +143,7 @@ def test_an_error_inside_the_install_rolls_back_unless_committed(
 CHILD = textwrap.dedent("""
     import os, sys
     sys.path.insert(0, {root!r})
-    from scriptorium.core.memory import Workspace, install
+    from scriptorium.core.memory import Transaction, Workspace, install
     from tests.memory.test_install_crash import crash_edit
     seen = {{"n": 0}}
     def hook(point):
@@ -153,7 +153,7 @@ CHILD = textwrap.dedent("""
                 os._exit(9)
     install.crash_hook = hook
     ws = Workspace.open({state!r})
-    with ws.transaction("write", "crash test") as txn:
+    with Transaction(ws, "write", "crash test") as txn:
         crash_edit(txn)
         txn.commit()
     sys.exit(0)

@@ -11,15 +11,15 @@ from pathlib import Path
 
 import pytest
 
-from scriptorium.core.memory import LockBusy, Workspace, save_topic
+from scriptorium.core.memory import LockBusy, Transaction, Workspace, save_topic
 
 from .support import Seeded, git, git_agrees
 
 HOLDER = textwrap.dedent("""
     import sys, time
-    from scriptorium.core.memory import Workspace
+    from scriptorium.core.memory import Transaction, Workspace
     ws = Workspace.open(sys.argv[1])
-    with ws.transaction("edit", "slow edit by the holder") as txn:
+    with Transaction(ws, "edit", "slow edit by the holder") as txn:
         text = txn.read_topic("people/ada.md").replace("green tea", "oolong tea")
         txn.write_topic("people/ada.md", text)
         print("locked", flush=True)

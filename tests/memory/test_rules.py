@@ -132,7 +132,7 @@ def test_rejection_names_rule_and_line_and_changes_nothing(
 ) -> None:
     ws = seeded.ws
     before = snapshot(ws)
-    with ws.transaction(kind, f"break {name}") as txn:
+    with Transaction(ws, kind, f"break {name}") as txn:
         edit(txn, seeded)
         result: TransactionResult = txn.commit()
     assert result.outcome == "rejected" and result.commit is None and result.changed_files == []

@@ -8,14 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from scriptorium.core.memory import LockBusy, Workspace, derived, retire_block, save_topic
+from scriptorium.core.memory import LockBusy, Transaction, Workspace, derived, retire_block, save_topic
 from scriptorium.core.memory.sources import anchor_for, archive_path, plan_append, session_record
 
 from .support import DAY, Seeded, git, git_agrees, records, snapshot
 
 
 def test_a_writer_batch_is_archived_normalized_committed_and_audited(ws: Workspace) -> None:
-    with ws.transaction("write", "batch 1", lock_timeout=1.0) as txn:
+    with Transaction(ws, "write", "batch 1", lock_timeout=1.0) as txn:
         ids = txn.archive(records(n=2))
         txn.write_topic("people/ada.md", "# Ada\n\nAda likes tea.[^e1] ^cafebabe\n\n"
                         "[^e1]: Time: `2026-01-02`; Sources: [tea](openprogram/s1/m0)\n")
@@ -75,7 +75,7 @@ def test_a_moved_block_keeps_its_id_evidence_and_incoming_links(seeded: Seeded) 
     ws = seeded.ws
     ada = ws.read_topic("people/ada.md")
     para = next(line for line in ada.splitlines() if line.endswith(f"^{seeded.ada[1]}"))
-    with ws.transaction("sleep", "move the work block", evidence=()) as txn:
+    with Transaction(ws, "sleep", "move the work block", evidence=()) as txn:
         txn.write_topic("people/ada.md", ada.replace(para, ""))
         txn.write_topic("work/ada-work.md", f"# Ada at work\n\n{para}\n")  # definition left behind
         result = txn.commit()
@@ -94,7 +94,7 @@ def test_retirement_is_explicit_recorded_and_needs_links_repointed(seeded: Seede
     linked = retire_block(ws, "people/ada.md", seeded.ada[1], "Ada handed the cache over")
     assert linked.outcome == "rejected" and {d.rule for d in linked.diagnostics} == {"link-resolves"}
 
-    with ws.transaction("edit", "retire and repoint") as txn:
+    with Transaction(ws, "edit", "retire and repoint") as txn:
         ada = txn.read_topic("people/ada.md")
         txn.write_topic("people/ada.md", "\n".join(l for l in ada.split("\n") if not l.endswith(f"^{seeded.ada[1]}")))
         cache = txn.read_topic("projects/cache.md")
@@ -118,7 +118,7 @@ def test_retirement_is_explicit_recorded_and_needs_links_repointed(seeded: Seede
 def test_preview_shows_the_diff_and_installs_nothing(seeded: Seeded) -> None:
     ws = seeded.ws
     before = snapshot(ws)
-    with ws.transaction("sleep", "tidy", preview=True, evidence=()) as txn:
+    with Transaction(ws, "sleep", "tidy", preview=True, evidence=()) as txn:
         txn.write_topic("people/ada.md", ws.read_topic("people/ada.md").replace("green tea", "tea"))
         result = txn.commit()
     assert result.outcome == "previewed" and result.commit is None
@@ -128,7 +128,7 @@ def test_preview_shows_the_diff_and_installs_nothing(seeded: Seeded) -> None:
 
 def test_reset_gives_a_repair_attempt_a_clean_stage(seeded: Seeded) -> None:
     ws = seeded.ws
-    with ws.transaction("write", "repair", lock_timeout=1.0) as txn:
+    with Transaction(ws, "write", "repair", lock_timeout=1.0) as txn:
         txn.archive([session_record("s9", "x", "user", "hello", DAY)])
         txn.write_topic("people/ada.md", "broken")
         assert txn.check().outcome == "rejected"
@@ -141,9 +141,9 @@ def test_reset_gives_a_repair_attempt_a_clean_stage(seeded: Seeded) -> None:
 
 def test_the_lock_is_exclusive_and_busy_is_retryable(seeded: Seeded) -> None:
     ws = seeded.ws
-    with ws.transaction("edit", "hold"):
+    with Transaction(ws, "edit", "hold"):
         with pytest.raises(LockBusy) as busy:
-            with Workspace(ws.state_dir).transaction("edit", "second", lock_timeout=0.2):
+            with Transaction(Workspace(ws.state_dir), "edit", "second", lock_timeout=0.2):
                 pass
     assert busy.value.retryable
 

@@ -67,7 +67,7 @@ CORE_FACTS = [
 def overflowing_core_state(tmp_path: Path) -> Path:
     """A workspace whose canonical core (topics/core.md) is several times the 2000-token budget,
     every block citing archived evidence with fixed times (so ids and text are deterministic)."""
-    from scriptorium.core.memory import Workspace, session_record
+    from scriptorium.core.memory import Transaction, Workspace, session_record
 
     state = tmp_path / "state"
     fix_workspace_id(state)
@@ -79,7 +79,7 @@ def overflowing_core_state(tmp_path: Path) -> Path:
         + f"in short.[^e1]\n\n[^e1]: Time: `2026-01-02`; Sources: [note](openprogram/demo/c{i})"
         for i in range(40)
     ]
-    with workspace.transaction("write", "core") as txn:
+    with Transaction(workspace, "write", "core") as txn:
         txn.archive(records)
         txn.write_topic("core.md", "# Core\n\n" + "\n\n".join(paragraphs) + "\n")
         result = txn.commit()

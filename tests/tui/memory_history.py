@@ -17,7 +17,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from scriptorium.core.memory import Workspace, save_topic, session_record
+from scriptorium.core.memory import Transaction, Workspace, save_topic, session_record
 from scriptorium.core.memory import transaction as transaction_module
 
 from .conftest import fix_workspace_id
@@ -56,14 +56,14 @@ def build(state: Path) -> Built:
              "And the queue?", "RabbitMQ feeds billing.", "Invoices again?", INVOICES]
     records = [session_record("billing", f"m{i}", "user" if i % 2 == 0 else "assistant", text, RECORD_TIME + 60 * i)
                for i, text in enumerate(texts)]
-    with ws.transaction("write", "billing notes") as txn:
+    with Transaction(ws, "write", "billing notes") as txn:
         txn.archive(records[:4])
         txn.write_topic("billing.md", "# Billing\n\nBilling runs on Postgres 16.[^e1]\n\n"
                         "[^e1]: Time: `2025-12-31`; Sources: [db](openprogram/billing/m1)\n\n"
                         f"{INVOICES}[^e2]\n\n[^e2]: Time: `2025-12-31`; Sources: [invoices](openprogram/billing/m3)\n")
         _installed(txn.commit())
     database = ws.topic("billing.md").blocks[0].block_id
-    with ws.transaction("write", "queue notes") as txn:
+    with Transaction(ws, "write", "queue notes") as txn:
         txn.archive(records[4:])
         txn.write_topic("ops/queues.md", "# Queues\n\nThe billing queue feeds "
                         f"[the database](../billing.md#^{database}).[^e1]\n\n"

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import git
 
-from scriptorium.core.memory import retire_block
+from scriptorium.core.memory import Transaction, retire_block
 from scriptorium.tui.topics.model import block_history, list_topics
 
 from .conftest import fix_workspace_id
@@ -21,7 +21,7 @@ def test_history_names_each_change_to_a_block_and_skips_the_rest(tmp_path: Path)
     block = deploys.blocks[0]
     definition = deploys.lines[deploys.definition_list[0].index]
     # move the block into core.md (one transaction: it leaves one file and lands in the other)
-    with workspace.transaction("edit", "move the Friday rule into the core") as txn:
+    with Transaction(workspace, "edit", "move the Friday rule into the core") as txn:
         core = txn.read_topic("core.md")
         txn.write_topic("core.md", core.replace("\n\n[^", f"\n\n{block.text}\n\n[^", 1) + definition.replace(
             "../../sources", "../sources") + "\n")
@@ -30,7 +30,7 @@ def test_history_names_each_change_to_a_block_and_skips_the_rest(tmp_path: Path)
     assert moved.outcome == "installed", moved.diagnostics
     # an unrelated edit does not appear in its history
     cache = workspace.read_topic("infra/build-cache.md").replace("50 GB", "60 GB")
-    with workspace.transaction("edit", "resize the cache") as txn:
+    with Transaction(workspace, "edit", "resize the cache") as txn:
         txn.write_topic("infra/build-cache.md", cache)
         assert txn.commit().outcome == "installed"
     retired = retire_block(workspace, "core.md", block.block_id, "superseded by the release calendar")

@@ -9,7 +9,7 @@ import os
 import shutil
 from pathlib import Path
 
-from scriptorium.core.memory import Workspace, session_record
+from scriptorium.core.memory import Transaction, Workspace, session_record
 
 GIT_DATE = "2026-01-02T10:00:00+00:00"
 DAY = 1_767_312_000.0  # 2026-01-02 00:00 UTC
@@ -58,7 +58,7 @@ def build_topics(state: Path) -> Workspace:
     try:
         workspace = Workspace.open(state)
         records = [session_record("demo", mid, "user", text, DAY + 60 * n) for n, (mid, text) in enumerate(RECORDS)]
-        with workspace.transaction("write", "demo topics") as txn:
+        with Transaction(workspace, "write", "demo topics") as txn:
             txn.archive(records)
             for path, text in TOPICS.items():
                 txn.write_topic(path, text)
@@ -68,7 +68,7 @@ def build_topics(state: Path) -> Workspace:
         target = cache.blocks[0].block_id
         core = workspace.read_topic("core.md")
         linked = core.replace("prefers tea to coffee.", f"prefers tea to coffee; see [the cache](infra/build-cache.md#^{target}).")
-        with workspace.transaction("edit", "link the core to the cache") as txn:
+        with Transaction(workspace, "edit", "link the core to the cache") as txn:
             txn.write_topic("core.md", linked)
             result = txn.commit()
         assert result.outcome == "installed", result.diagnostics
