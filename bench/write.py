@@ -26,8 +26,7 @@ from scriptorium.core.config import set_config_value
 from scriptorium.core.sessions.store import SessionStore
 from scriptorium.core.tokens import count_tokens
 from scriptorium.core.writer import agent, register_provider, write
-from scriptorium.core.writer.model import load_litellm
-from scriptorium.core.writer.offline import respond
+from scriptorium.core.writer.model import Reply
 
 MAIN_TURNS = 2_000
 FORKS = 20
@@ -37,23 +36,23 @@ BATCHES = 100
 TEXT = "we discussed the runner cache, eviction order and the disk budget for turn {i}"
 
 
-class Instant(load_litellm().CustomLLM):
+class Instant:
     """Writes one cited block per batch into a new topic, at once."""
 
     def __init__(self) -> None:
-        super().__init__()
         self.batch = 0
 
-    def completion(self, model, messages, api_base, custom_prompt_dict, model_response, *args: Any, **kwargs: Any):
+    def complete(self, model: str, messages: list[dict[str, Any]], tools: list[dict[str, Any]],
+                 timeout: float) -> Reply:
         if len(messages) > 2:
-            return respond(model_response, model, "done")
+            return Reply.of("done")
         if not messages[1]["content"].startswith("Integrate"):  # an organizer run
-            return respond(model_response, model, "nothing to reorganize")
+            return Reply.of("nothing to reorganize")
         ref = next(json.loads(line)["ref"] for line in messages[1]["content"].splitlines() if line.startswith('{"ref"'))
         self.batch += 1
         content = (f"# Batch {self.batch}\n\nThe runner cache discussion, part {self.batch}.[^e1]\n\n"
                    f"[^e1]: Time: `2026-01-02`; Sources: [cache]({ref})\n")
-        return respond(model_response, model, [("write_file", {"path": f"bench/b{self.batch:03d}.md", "content": content})])
+        return Reply.of([("write_file", {"path": f"bench/b{self.batch:03d}.md", "content": content})])
 
 
 def build(store: SessionStore) -> str:

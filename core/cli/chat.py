@@ -42,8 +42,7 @@ def cmd_chat(args: argparse.Namespace, ctx: CliContext) -> int:
     timeout = model_timeout(ctx.state_dir)
 
     def complete(messages: list[dict]) -> str:
-        response = completion(model, messages, [], timeout)
-        return response.choices[0].message.content or ""
+        return completion(model, messages, [], timeout).content or ""
 
     options = {key: value for key, value in (("project_dir", args.project), ("window", args.window)) if value}
     runtime = ChatRuntime(provider, complete, ctx.store, session_id=args.session, options=options)

@@ -50,19 +50,18 @@ def run_agent(*, model: str, system: str, prompt: str, tools: TopicTools, stage:
     for round_no in range(1, max_rounds + 1):
         if monitor is not None:
             monitor.round()
-        response = completion(model, messages, tools.schemas, timeout)
+        reply = completion(model, messages, tools.schemas, timeout)
         run.rounds = round_no
-        usage = getattr(response, "usage", None)
-        run.input_tokens += int(getattr(usage, "prompt_tokens", 0) or 0)
-        run.output_tokens += int(getattr(usage, "completion_tokens", 0) or 0)
-        message = response.choices[0].message
-        calls = [_call_dict(c) for c in (getattr(message, "tool_calls", None) or [])]
-        entry: dict[str, Any] = {"role": "assistant", "content": message.content or ""}
+        run.input_tokens += reply.input_tokens
+        run.output_tokens += reply.output_tokens
+        calls = [{"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
+                 for c in reply.tool_calls]
+        entry: dict[str, Any] = {"role": "assistant", "content": reply.content or ""}
         if calls:
             entry["tool_calls"] = calls
         messages.append(entry)
         if not calls:
-            run.reply = message.content or ""
+            run.reply = reply.content or ""
             run.stop_reason = "stop"
             break
         for call in calls:
@@ -79,14 +78,6 @@ def run_agent(*, model: str, system: str, prompt: str, tools: TopicTools, stage:
     run.audit.append({"tool": "agent", "status": "ok", "reason": run.stop_reason, "rounds": run.rounds,
                       "turns": turns, "input_tokens": run.input_tokens, "output_tokens": run.output_tokens})
     return run
-
-
-def _call_dict(call: Any) -> dict[str, Any]:
-    function = call.function
-    arguments = function.arguments
-    if not isinstance(arguments, str):
-        arguments = json.dumps(arguments, ensure_ascii=False)
-    return {"id": call.id, "type": "function", "function": {"name": function.name, "arguments": arguments}}
 
 
 def _clip(text: str) -> str:

@@ -112,9 +112,16 @@ def _model_failure(exc: BaseException, message: str) -> Failure | None:
         if isinstance(exc, cls):
             return Failure(code, retryable, message)
     status = getattr(exc, "status_code", None)
-    if isinstance(status, int):
-        if status in (408, 409, 425, 429) or status >= 500:
-            return Failure("MODEL_PROVIDER_INTERNAL" if status >= 500 else "MODEL_TRANSPORT", True, message)
+    if isinstance(status, int):  # a provider error litellm did not map (or one raised behind the seam)
+        if status in _STATUS:
+            code, retryable = _STATUS[status]
+            return Failure(code, retryable, message)
+        if status >= 500:
+            return Failure("MODEL_PROVIDER_INTERNAL", True, message)
         if 400 <= status < 500:
             return Failure("MODEL_INVALID_REQUEST", False, message)
     return Failure("MODEL_FAILURE_UNKNOWN", True, message)
+
+
+_STATUS = {401: ("MODEL_AUTHENTICATION", False), 403: ("MODEL_AUTHORIZATION", False), 408: ("MODEL_TIMEOUT", True),
+           409: ("MODEL_TRANSPORT", True), 425: ("MODEL_TRANSPORT", True), 429: ("MODEL_RATE_LIMIT", True)}

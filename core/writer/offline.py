@@ -1,4 +1,4 @@
-"""`scriptorium/offline`: a deterministic model served as a litellm custom provider.
+"""`scriptorium/offline`: a deterministic model behind the same seam as a real one (model.py).
 
 It speaks the same tool-calling protocol as a real model: each completion looks at
 the conversation so far (the task, the tool calls it already made and their results)
@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .keywords import keywords, slug
-from .model import load_litellm
+from .model import OFFLINE_MODEL, Reply, Step, register_provider
 
 CLAIM_CHARS = {"user": 220, "assistant": 320}
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}")
@@ -52,49 +52,23 @@ class _Call:
     result: str | None
 
 
-def make_offline_model() -> Any:
-    """The provider instance; the class is built here because it subclasses litellm's
-    `CustomLLM`, and litellm is imported only when a model is called."""
-    custom_llm = load_litellm().CustomLLM
+class OfflineModel:
+    """The built-in deterministic writer and organizer (a `ChatModel`)."""
 
-    class OfflineModel(custom_llm):
-        """The built-in deterministic writer and organizer."""
-
-        def completion(self, model: str, messages: list, api_base: str, custom_prompt_dict: dict,
-                       model_response: Any, print_verbose: Any, encoding: Any, api_key: Any,
-                       logging_obj: Any, optional_params: dict, *args: Any, **kwargs: Any) -> Any:
-            tools = {t["function"]["name"] for t in optional_params.get("tools") or []}
-            calls = _history(messages)
-            if not tools:
-                step = _chat_reply(messages)
-            elif "retire_block" in tools:
-                step = _organize_step(calls)
-            else:
-                step = _write_step(_task(messages), calls)
-            return respond(model_response, model, step, len(calls))
-
-        async def acompletion(self, *args: Any, **kwargs: Any) -> Any:
-            return self.completion(*args, **kwargs)
-
-    return OfflineModel()
+    def complete(self, model: str, messages: list[dict[str, Any]], tools: list[dict[str, Any]],
+                 timeout: float) -> Reply:
+        names = {t["function"]["name"] for t in tools}
+        calls = _history(messages)
+        if not names:
+            step: Step = _chat_reply(messages)
+        elif "retire_block" in names:
+            step = _organize_step(calls)
+        else:
+            step = _write_step(_task(messages), calls)
+        return Reply.of(step, len(calls))
 
 
-def respond(model_response: Any, model: str, step: str | list[tuple[str, dict[str, Any]]], offset: int = 0) -> Any:
-    """A litellm `ModelResponse`: a final text answer, or tool calls `(name, arguments)`."""
-    from litellm.types.utils import ChatCompletionMessageToolCall, Choices, Function, Message
-
-    if isinstance(step, str):
-        message = Message(role="assistant", content=step)
-        finish = "stop"
-    else:
-        message = Message(role="assistant", content=None, tool_calls=[
-            ChatCompletionMessageToolCall(id=f"call_{offset + i}", type="function",
-                                          function=Function(name=name, arguments=json.dumps(args, ensure_ascii=False)))
-            for i, (name, args) in enumerate(step)])
-        finish = "tool_calls"
-    model_response.choices = [Choices(index=0, finish_reason=finish, message=message)]
-    model_response.model = model
-    return model_response
+register_provider(OFFLINE_MODEL.split("/", 1)[0], OfflineModel())
 
 
 # -- plain chat (no tools offered) ---------------------------------------------------------
@@ -121,10 +95,8 @@ def _history(messages: list[dict[str, Any]]) -> list[_Call]:
     calls = []
     for m in messages:
         for c in m.get("tool_calls") or []:
-            fn = c["function"] if isinstance(c, dict) else c.function
-            name = fn["name"] if isinstance(fn, dict) else fn.name
-            raw = fn["arguments"] if isinstance(fn, dict) else fn.arguments
-            cid = c["id"] if isinstance(c, dict) else c.id
+            fn, cid = c["function"], c["id"]
+            name, raw = fn["name"], fn["arguments"]
             try:
                 arguments = json.loads(raw) if isinstance(raw, str) else dict(raw)
             except ValueError:
@@ -185,7 +157,7 @@ def _finished(calls: list[_Call], names: tuple[str, ...]) -> str | None:
 # -- writer ------------------------------------------------------------------------------
 
 
-def _write_step(task: str, calls: list[_Call]) -> str | list[tuple[str, dict[str, Any]]]:
+def _write_step(task: str, calls: list[_Call]) -> Step:
     answer = _finished(calls, ("write_file",))
     if answer is not None:
         return answer
@@ -253,7 +225,7 @@ def _inline(text: str, limit: int) -> str:
 # -- organizer ---------------------------------------------------------------------------
 
 
-def _organize_step(calls: list[_Call]) -> str | list[tuple[str, dict[str, Any]]]:
+def _organize_step(calls: list[_Call]) -> Step:
     answer = _finished(calls, ("write_file", "delete_file"))
     if answer is not None:
         return answer

@@ -1,4 +1,5 @@
-"""`scriptorium chat`: the REPL over litellm, with a scripted model registered the litellm way."""
+"""`scriptorium chat`: the REPL over litellm, with a scripted model registered the litellm way
+(a `CustomLLM`: the older kind of handler the seam still serves through litellm)."""
 
 import io
 from pathlib import Path
@@ -11,12 +12,13 @@ from scriptorium.core.writer import register_provider
 
 def _echo_provider():
     from litellm import CustomLLM
-
-    from scriptorium.core.writer.offline import respond
+    from litellm.types.utils import Choices, Message
 
     class Echo(CustomLLM):
         def completion(self, model, messages, api_base, custom_prompt_dict, model_response, *args, **kwargs):
-            return respond(model_response, model, "echo: " + messages[-1]["content"].rsplit("\n", 1)[-1])
+            text = "echo: " + messages[-1]["content"].rsplit("\n", 1)[-1]
+            model_response.choices = [Choices(index=0, finish_reason="stop", message=Message(content=text))]
+            return model_response
 
     return Echo()
 

@@ -55,8 +55,7 @@ from scriptorium.core.paths import StatePaths
 from scriptorium.core.sessions.store import SessionStore
 from scriptorium.core.tokens import count_tokens
 from scriptorium.core.writer import finish, register_provider, sleep, write
-from scriptorium.core.writer.model import load_litellm
-from scriptorium.core.writer.offline import respond
+from scriptorium.core.writer.model import Reply
 
 PROVIDER = "stress"
 MODEL = f"{PROVIDER}/recorder"
@@ -95,24 +94,21 @@ class HandOver:
 
 
 def _make_recorder(tag: str, log: Path | None) -> Any:
-    custom_llm = load_litellm().CustomLLM
-
-    class Recorder(custom_llm):
+    class Recorder:
         """Writer runs: read the session's current topic part, append one cited block
         with a unique marker, done. Organizer runs: retitle one topic (a real, harmless
         reorganization, so every sleep installs something)."""
 
         def __init__(self) -> None:
-            super().__init__()
             self.handovers: list[HandOver] = []
             self.per_session: Counter[str] = Counter()
             self.sleeps = 0
 
-        def completion(self, model, messages, api_base, custom_prompt_dict, model_response, print_verbose, encoding,
-                       api_key, logging_obj, optional_params, *args: Any, **kwargs: Any):
-            tools = {t["function"]["name"] for t in optional_params.get("tools") or []}
-            step = self._organize(messages) if "retire_block" in tools else self._write(messages)
-            return respond(model_response, model, step, len(messages))
+        def complete(self, model: str, messages: list[dict[str, Any]], tools: list[dict[str, Any]],
+                     timeout: float) -> Reply:
+            names = {t["function"]["name"] for t in tools}
+            step = self._organize(messages) if "retire_block" in names else self._write(messages)
+            return Reply.of(step, len(messages))
 
         def _write(self, messages: list[dict[str, Any]]) -> Any:
             if len(messages) == 2:  # a new writer run: this is the hand-over

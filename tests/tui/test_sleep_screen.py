@@ -142,19 +142,17 @@ async def test_installing_a_stale_preview_is_a_conflict(make_app, settle, built:
 
 
 def _organizer(steps):
-    """A litellm custom provider serving organizer `steps` (each a reply, a list of tool
+    """A model behind the writer's seam serving organizer `steps` (each a reply, a list of tool
     calls, or a callable returning one); the last step repeats."""
-    from scriptorium.core.writer.model import load_litellm
-    from scriptorium.core.writer.offline import respond
+    from scriptorium.core.writer.model import Reply
 
-    class Scripted(load_litellm().CustomLLM):
+    class Scripted:
         served = 0
 
-        def completion(self, model, messages, api_base, custom_prompt_dict, model_response, print_verbose, encoding,
-                       api_key, logging_obj, optional_params, *args, **kwargs):
+        def complete(self, model, messages, tools, timeout):
             step = steps[min(self.served, len(steps) - 1)]
             self.served += 1
-            return respond(model_response, model, step(messages) if callable(step) else step, self.served * 100)
+            return Reply.of(step(messages) if callable(step) else step, self.served * 100)
 
     return Scripted()
 

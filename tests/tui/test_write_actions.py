@@ -41,18 +41,16 @@ class GatedWriter:
     the writer runs (batches) numbered in `holds` wait at their first call for their release."""
 
     def __init__(self) -> None:
-        from scriptorium.core.writer.model import load_litellm
-        from scriptorium.core.writer.offline import make_offline_model
+        from scriptorium.core.writer.offline import OfflineModel
 
-        offline = make_offline_model()
+        offline = OfflineModel()
         outer = self
 
-        class Gated(load_litellm().CustomLLM):
-            def completion(self, model, messages, api_base, custom_prompt_dict, model_response, print_verbose,
-                           encoding, api_key, logging_obj, optional_params, *args, **kwargs):
+        class Gated:
+            def complete(self, model, messages, tools, timeout):
                 outer.calls += 1
-                tools = {t["function"]["name"] for t in optional_params.get("tools") or []}
-                if len(messages) == 2 and "retire_block" not in tools:  # a writer run starts
+                names = {t["function"]["name"] for t in tools}
+                if len(messages) == 2 and "retire_block" not in names:  # a writer run starts
                     outer.runs += 1
                     hold = outer.holds.get(outer.runs)
                     if hold is not None:
@@ -61,9 +59,7 @@ class GatedWriter:
                             raise TimeoutError("the test never released the writer")
                 if outer.error is not None:
                     raise outer.error
-                return offline.completion(model, messages, api_base, custom_prompt_dict, model_response,
-                                          print_verbose, encoding, api_key, logging_obj, optional_params,
-                                          *args, **kwargs)
+                return offline.complete(model, messages, tools, timeout)
 
         self.handler = Gated()
         self.reset()

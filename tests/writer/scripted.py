@@ -1,10 +1,11 @@
-"""Scripted models for tests: a litellm custom provider whose responses are a script.
+"""Scripted models for tests: a model behind the writer's seam whose replies are a script.
 
 Registered exactly like the offline model (`register_provider`), so the writer reaches
-it through litellm. Each step is a final answer (str), a list of tool calls
-`(name, arguments)`, an exception to raise, or a callable `(messages) -> step`; the
-last step repeats when the script runs out. Organizer runs (offered `retire_block`)
-follow their own script, by default a polite "nothing to do".
+it through the same agent loop, tools and transaction. Each step is a final answer
+(str), a list of tool calls `(name, arguments)`, an exception to raise, or a callable
+`(messages) -> step`; the last step repeats when the script runs out. Organizer runs
+(offered `retire_block`) follow their own script, by default a polite "nothing to do".
+`CustomLLMError` is litellm's provider error, the kind a real provider raises.
 """
 
 from __future__ import annotations
@@ -12,27 +13,23 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from scriptorium.core.writer.model import load_litellm, register_provider
-from scriptorium.core.writer.offline import respond
+from litellm.llms.custom_llm import CustomLLMError
 
-CustomLLM = load_litellm().CustomLLM
-from litellm.llms.custom_llm import CustomLLMError  # noqa: E402  (re-exported for tests)
+from scriptorium.core.writer.model import Reply, register_provider
 
 __all__ = ["CustomLLMError", "ScriptedModel", "scripted"]
 
 
-class ScriptedModel(CustomLLM):
+class ScriptedModel:
     def __init__(self, steps: list[Any], organizer: list[Any]) -> None:
-        super().__init__()
         self.scripts = {"write": list(steps), "organize": list(organizer)}
         self.served = {"write": 0, "organize": 0}
         self.requests: list[list[dict[str, Any]]] = []
 
-    def completion(self, model, messages, api_base, custom_prompt_dict, model_response, print_verbose, encoding,
-                   api_key, logging_obj, optional_params, *args, **kwargs):
+    def complete(self, model: str, messages: list[dict[str, Any]], tools: list[dict[str, Any]],
+                 timeout: float) -> Reply:
         self.requests.append(copy.deepcopy(messages))
-        tools = {t["function"]["name"] for t in optional_params.get("tools") or []}
-        which = "organize" if "retire_block" in tools else "write"
+        which = "organize" if "retire_block" in {t["function"]["name"] for t in tools} else "write"
         script = self.scripts[which]
         step = script[min(self.served[which], len(script) - 1)]
         self.served[which] += 1
@@ -40,7 +37,7 @@ class ScriptedModel(CustomLLM):
             step = step(messages)
         if isinstance(step, BaseException):
             raise step
-        return respond(model_response, model, step, len(self.requests) * 100)
+        return Reply.of(step, len(self.requests) * 100)
 
     @property
     def prompts(self) -> list[str]:

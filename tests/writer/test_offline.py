@@ -79,6 +79,29 @@ def test_without_tools_it_answers_plainly_that_no_model_is_configured():
     from scriptorium.core.writer.model import OFFLINE_MODEL, completion
 
     reply = completion(OFFLINE_MODEL, [{"role": "user", "content": "what did we decide about caches?"}], [], 5)
-    text = reply.choices[0].message.content
+    text = reply.content
     assert "no language model is configured" in text and "what did we decide about caches?" in text
-    assert not reply.choices[0].message.tool_calls
+    assert not reply.tool_calls
+
+
+def test_an_offline_write_never_imports_litellm(tmp_path):
+    """The offline model sits behind the seam: a whole `finish` runs without litellm (it costs
+    seconds to import). In a fresh interpreter, so no other test's import hides it."""
+    import subprocess
+    import sys
+
+    script = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from scriptorium.core.sessions.store import SessionStore\n"
+        "from scriptorium.core.writer import finish\n"
+        "store = SessionStore(Path(sys.argv[1]))\n"
+        "sid = store.create_session('one turn')\n"
+        "store.append(sid, 'user', 'We deploy the billing service on Tuesdays from now on.')\n"
+        "result = finish(store, sid)\n"
+        "assert result.outcome == 'ok' and result.code == 'WRITTEN', result.message\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('litellm', 'openai')))\n")
+    done = subprocess.run([sys.executable, "-c", script, str(tmp_path / "state")], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
