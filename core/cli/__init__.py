@@ -4,7 +4,9 @@ Each command group lives in its own module under this package and exposes
 `register(subparsers)`; handlers take `(args, ctx)` and return an exit code.
 Exit codes: 0 success, 2 usage error (argparse), 1 any other failure with a
 one-line message on stderr; commands may define more (e.g. 75 = retryable).
-Heavy imports (litellm, textual) happen inside handlers, never here.
+Heavy imports (litellm) happen inside handlers, never here; the engine never
+imports the TUI (the console entry point, `scriptorium.tui.entry`, hands it an
+app opener).
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import importlib
 import sys
 from collections.abc import Sequence
 
-from .common import CliContext, CliError
+from .common import AppOpener, CliContext, CliError
 
 # Modules that register subcommands, in help order.
 COMMAND_MODULES: list[str] = [
@@ -49,15 +51,19 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None, open_app: AppOpener | None = None) -> int:
+    """Run one command; with no command, open the app through `open_app`.
+
+    The engine never imports the TUI: the console entry point
+    (`scriptorium.tui.entry`) passes the opener, so `python -m scriptorium.core.cli`
+    runs every command but cannot open the app.
+    """
     parser = build_parser()
     args = parser.parse_args(argv)
-    ctx = CliContext.from_args(args)
+    ctx = CliContext.from_args(args, app_opener=open_app)
     try:
         if getattr(args, "func", None) is None:
-            from .tui_launch import open_app
-
-            return open_app(ctx)
+            return ctx.open_app()
         return int(args.func(args, ctx) or 0)
     except CliError as exc:
         print(f"scriptorium: {exc}", file=sys.stderr)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -21,13 +22,24 @@ class CliError(Exception):
         self.exit_code = exit_code
 
 
+AppOpener = Callable[[Path], int]
+"""Opens the terminal app on a state directory (given by the TUI's entry point)."""
+
+
 @dataclass
 class CliContext:
     state_dir: Path
+    app_opener: AppOpener | None = None
 
     @classmethod
-    def from_args(cls, args: argparse.Namespace) -> "CliContext":
-        return cls(state_dir=resolve_state_dir(getattr(args, "state", None)))
+    def from_args(cls, args: argparse.Namespace, app_opener: AppOpener | None = None) -> "CliContext":
+        return cls(state_dir=resolve_state_dir(getattr(args, "state", None)), app_opener=app_opener)
+
+    def open_app(self, state_dir: Path | None = None) -> int:
+        """Open the app on `state_dir` (default: this context's), if an opener was given."""
+        if self.app_opener is None:
+            raise CliError("this entry point has no terminal app; run `scriptorium` to open it", 2)
+        return self.app_opener(state_dir or self.state_dir) or 0
 
     @property
     def paths(self) -> StatePaths:

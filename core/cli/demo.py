@@ -36,6 +36,4 @@ def cmd_demo(args: argparse.Namespace, ctx: CliContext) -> int:
             print(f"(demo state already built: {state_dir})")
         print("\n".join(branch_summary(Path(state_dir))))
         return 0
-    from .tui_launch import open_app
-
-    return open_app(CliContext(state_dir=Path(state_dir)))
+    return ctx.open_app(Path(state_dir))

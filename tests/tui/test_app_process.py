@@ -43,7 +43,7 @@ def test_opening_the_app_imports_no_model(built_demo: Path) -> None:
 
         run = ScriptoriumApp.run
         ScriptoriumApp.run = lambda self, **kw: run(self, headless=True, auto_pilot=visit, size=(120, 40))
-        from scriptorium.core.cli import main
+        from scriptorium.tui.entry import main
         code = main(["--state", {str(built_demo)!r}])
         loaded = sorted(m for m in sys.modules if m.split(".")[0] in {MODEL_MODULES!r} or m in {MODEL_MODULES!r})
         print(json.dumps({{"code": code, "loaded": loaded, "graph_rows": seen["1"], "core_read": seen["2"]}}))

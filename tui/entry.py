@@ -1,0 +1,30 @@
+"""The `scriptorium` console command: the engine's CLI with the app plugged in.
+
+The engine's CLI (`scriptorium.core.cli`) never imports the TUI: it is handed an
+app opener for the two cases that open the app (no command, and `demo` without
+`--no-tui`). The opener imports Textual only when it is called, so a command
+such as `scriptorium session list` never pays for it.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from scriptorium.core.cli import main as cli_main
+
+
+def open_app(state_dir: Path) -> int:
+    """Run the app on `state_dir` until the user quits; its exit code."""
+    from .app import run_app
+
+    return run_app(state_dir)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    return cli_main(argv, open_app=open_app)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
