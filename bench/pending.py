@@ -83,7 +83,7 @@ def open_times(root: Path) -> tuple[float, float, float, float]:
     with store.batch(sid, "bench big"):
         for i in range(289):
             store.append(sid, "user" if i % 2 == 0 else "assistant", f"{i} {body}")
-    size = sum(p.stat().st_size for p in (store.session_dir(sid) / "history").iterdir()) / 1e6
+    size = sum(p.stat().st_size for p in store.session_paths(sid).history.iterdir()) / 1e6
     cold, rebuilt, warm = [], [], []
     for _ in range(7):
         s = SessionStore(root)
@@ -93,7 +93,7 @@ def open_times(root: Path) -> tuple[float, float, float, float]:
         t = time.perf_counter()
         s.branch_entries(sid)
         warm.append(time.perf_counter() - t)
-        (store.session_dir(sid) / ".scriptorium" / "index.json").unlink()
+        store.session_paths(sid).index.unlink()
         s = SessionStore(root)
         t = time.perf_counter()
         s.branch_entries(sid)

@@ -42,6 +42,16 @@ class StatePaths:
         return self.root / "memory"
 
     @property
+    def topics(self) -> Path:
+        """`<state>/memory/topics/`: the canonical memory."""
+        return self.memory / "topics"
+
+    @property
+    def sources(self) -> Path:
+        """`<state>/memory/sources/`: the append-only evidence archive."""
+        return self.memory / "sources"
+
+    @property
     def runtime(self) -> Path:
         """`<state>/memory/.scriptorium/`: workspace id, counters, locks, audit log."""
         return self.memory / RUNTIME_DIR

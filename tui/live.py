@@ -111,7 +111,7 @@ class LiveUpdates:
     def _wanted(self) -> list[tuple[Path, bool]]:
         """(directory, recursive) to watch, of those that exist now."""
         paths = self.paths
-        wanted = [(paths.root, False), (paths.sessions, True), (paths.memory, False), (paths.memory / "topics", True)]
+        wanted = [(paths.root, False), (paths.sessions, True), (paths.memory, False), (paths.topics, True)]
         return [(directory, recursive) for directory, recursive in wanted if directory.is_dir()]
 
     def _ensure_watches(self) -> None:
@@ -164,12 +164,12 @@ class LiveUpdates:
             return None
         if any(part.startswith(".") for part in rel) or not rel:
             return None
-        if rel[0] == "sessions" and len(rel) >= 2:
-            return "sessions", rel[1]
-        if rel[0] == "memory" and len(rel) >= 3 and rel[1] == "topics" and rel[-1].endswith(".md"):
-            return "topics", "/".join(rel[2:])
-        if rel[0] == "memory" and len(rel) == 2 and rel[1] != "topics":
-            return "memory", rel[1]
+        if paths.sessions in path.parents:
+            return "sessions", path.relative_to(paths.sessions).parts[0]
+        if paths.topics in path.parents:
+            return ("topics", path.relative_to(paths.topics).as_posix()) if path.name.endswith(".md") else None
+        if path.parent == paths.memory and path != paths.topics:
+            return "memory", path.name
         return None
 
     # --- the app's own changes ---------------------------------------------------

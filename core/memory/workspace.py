@@ -27,7 +27,7 @@ from typing import Any
 import git
 
 from ..config import load_config
-from ..paths import StatePaths
+from ..paths import RUNTIME_DIR, StatePaths
 from ..tokens import count_tokens
 from . import audit, history, install
 from .core_render import CORE_TOPIC, DEFAULT_BUDGET, injection, render_core
@@ -37,7 +37,7 @@ from .lock import write_lock
 from .sources import SourceIndex
 from .topics import TopicDoc, parse_cached, topic_rel
 
-_INTERNAL_PREFIXES = (".scriptorium", ".nativemem")
+_INTERNAL_PREFIXES = (RUNTIME_DIR, ".nativemem")
 
 
 def _internal(name: str) -> bool:
@@ -50,8 +50,8 @@ class Workspace:
         self.paths = StatePaths(self.state_dir)
         self.root = self.paths.memory
         self.runtime = self.paths.runtime
-        self.topics = self.root / "topics"
-        self.sources = self.root / "sources"
+        self.topics = self.paths.topics
+        self.sources = self.paths.sources
 
     @classmethod
     def open(cls, state_dir: str | os.PathLike[str]) -> Workspace:

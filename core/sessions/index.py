@@ -27,6 +27,7 @@ from typing import Any
 
 from ..fsutil import atomic_write_text
 from .nodes import FILENAME_RE, Node
+from .paths import SessionPaths
 
 INDEX_VERSION = 1
 RACY_NS = 100_000_000  # 100 ms: coarser than any common file-system timestamp tick
@@ -88,19 +89,20 @@ NO_FINGERPRINT: Fingerprint = (0, 0, 0, -1)
 
 def _generation(session_dir: Path) -> int:
     try:
-        return int((session_dir / ".scriptorium" / "gen").read_bytes() or b"0")
+        return int(SessionPaths(session_dir).generation.read_bytes() or b"0")
     except (OSError, ValueError):
         return 0
 
 
 def fingerprint(session_dir: Path) -> Fingerprint:
     """(history dir mtime, meta.json mtime, meta.json size, write generation)."""
+    layout = SessionPaths(session_dir)
     try:
-        h = os.stat(session_dir / "history").st_mtime_ns
+        h = os.stat(layout.history).st_mtime_ns
     except FileNotFoundError:
         h = 0
     try:
-        m = os.stat(session_dir / "meta.json")
+        m = os.stat(layout.meta)
         meta = (m.st_mtime_ns, m.st_size)
     except FileNotFoundError:
         meta = (0, 0)
@@ -109,7 +111,7 @@ def fingerprint(session_dir: Path) -> Fingerprint:
 
 def bump_generation(session_dir: Path) -> None:
     """Called under the session lock after every write."""
-    path = session_dir / ".scriptorium" / "gen"
+    path = SessionPaths(session_dir).generation
     path.parent.mkdir(exist_ok=True)
     atomic_write_text(path, str(_generation(session_dir) + 1), durable=False)
 
@@ -144,11 +146,11 @@ class SessionIndex:
 
     @property
     def history(self) -> Path:
-        return self.session_dir / "history"
+        return SessionPaths(self.session_dir).history
 
     @property
     def index_path(self) -> Path:
-        return self.session_dir / ".scriptorium" / "index.json"
+        return SessionPaths(self.session_dir).index
 
     # --- loading -------------------------------------------------------------
 

@@ -14,18 +14,17 @@ from pathlib import Path
 from typing import Any
 
 from .nodes import FILENAME_RE
+from .paths import COMMITTED_RELS, GIT_EXCLUDE, HISTORY_REL, SessionPaths
 
 GIT_NAME = "Scriptorium"
 GIT_EMAIL = "scriptorium@local"
-UNCOMMITTED_FLAG = "uncommitted"  # in .scriptorium/: non-empty while files are written ahead of their commit
-EXCLUDED = "/.scriptorium/"
 
 
 def open_repo(d: Path) -> Any:
     """The session's repository (a `git.Repo`), created when there is none yet."""
     import git
 
-    if (d / ".git").exists():
+    if SessionPaths(d).git.exists():
         ensure_excluded(d)
         return git.Repo(d)
     repo = git.Repo.init(d, initial_branch="main")
@@ -37,15 +36,15 @@ def open_repo(d: Path) -> Any:
 
 
 def ensure_excluded(d: Path) -> None:
-    exclude = d / ".git" / "info" / "exclude"
+    exclude = SessionPaths(d).git_exclude
     try:
         text = exclude.read_text(encoding="utf-8") if exclude.exists() else ""
     except OSError:
         return
-    if EXCLUDED not in text.splitlines():
+    if GIT_EXCLUDE not in text.splitlines():
         exclude.parent.mkdir(parents=True, exist_ok=True)
         with exclude.open("a", encoding="utf-8") as fh:
-            fh.write(("" if text.endswith("\n") or not text else "\n") + EXCLUDED + "\n")
+            fh.write(("" if text.endswith("\n") or not text else "\n") + GIT_EXCLUDE + "\n")
 
 
 def commit_paths(repo: Any, paths: list[str], message: str) -> None:
@@ -59,16 +58,17 @@ def commit_paths(repo: Any, paths: list[str], message: str) -> None:
 def leftovers(d: Path) -> list[str]:
     """Node files and meta.json that differ from the last commit (never a stray temp file)."""
     status = subprocess.run(["git", "status", "--porcelain", "-z", "--no-renames", "--untracked-files=all", "--",
-                             "history", "meta.json", "workdir/.gitkeep"], cwd=d, capture_output=True, check=False)
+                             *COMMITTED_RELS], cwd=d, capture_output=True, check=False)
     if status.returncode != 0:
         return []
     paths = [entry[3:].decode("utf-8", "surrogateescape") for entry in status.stdout.split(b"\0") if len(entry) > 3]
-    return sorted(p for p in paths if not p.startswith("history/") or FILENAME_RE.match(p[len("history/"):]))
+    prefix = HISTORY_REL + "/"
+    return sorted(p for p in paths if not p.startswith(prefix) or FILENAME_RE.match(p[len(prefix):]))
 
 
 def flag_is_up(d: Path) -> bool:
     try:
-        return (d / ".scriptorium" / UNCOMMITTED_FLAG).stat().st_size > 0
+        return SessionPaths(d).uncommitted.stat().st_size > 0
     except OSError:
         return False
 
@@ -76,7 +76,7 @@ def flag_is_up(d: Path) -> bool:
 def set_flag(d: Path, up: bool) -> None:
     """Rewritten in place (never created and deleted per write: cheap on every disk)."""
     try:
-        with open(d / ".scriptorium" / UNCOMMITTED_FLAG, "wb") as fh:
+        with open(SessionPaths(d).uncommitted, "wb") as fh:
             if up:
                 fh.write(b"1")
     except OSError:

@@ -22,9 +22,11 @@ from filelock import FileLock
 
 from . import repo as session_git
 from ..fsutil import atomic_write_bytes, write_file_batched
+from ..paths import StatePaths
 from .pack import PackedCommit
 from .nodes import ROLE_ALIASES, ROOT_ID, Node, clean_text, valid_node_id
 from .index import IndexEntry, NodeFileError, SessionIndex, bump_generation, read_node_file
+from .paths import META_REL, WORKDIR_KEEP_REL, SessionPaths, node_rel
 from .registry import update_registry
 from ..tokens import count_tokens
 
@@ -89,7 +91,7 @@ class SessionStore:
 
     def __init__(self, state_dir: str | os.PathLike[str]) -> None:
         self.state_dir = Path(state_dir)
-        self.root = self.state_dir / "sessions"
+        self.root = StatePaths(self.state_dir).sessions
         self._indexes: dict[str, SessionIndex] = {}
         self._batches: dict[str, _Batch] = {}
         self._repos: dict[Path, Any] = {}
@@ -104,12 +106,16 @@ class SessionStore:
             raise UnknownSession(f"invalid session id: {sid!r}")
         return self.root / sid
 
+    def session_paths(self, sid: str) -> SessionPaths:
+        """The layout of session `sid`'s directory (the id is checked)."""
+        return SessionPaths(self.session_dir(sid))
+
     def has_session(self, sid: str) -> bool:
         try:
             d = self.session_dir(sid)
         except UnknownSession:
             return False
-        return d.is_dir() and not d.is_symlink() and (d / "history").is_dir() and (d / "meta.json").is_file()
+        return SessionPaths(d).is_session()
 
     def _require(self, sid: str) -> Path:
         known = self._known.get(sid)
@@ -131,7 +137,7 @@ class SessionStore:
         batch = self._batches.get(sid)
         if batch is not None:
             return batch.meta
-        path = self._require(sid) / "meta.json"
+        path = SessionPaths(self._require(sid)).meta
         try:
             meta = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError) as exc:
@@ -148,7 +154,7 @@ class SessionStore:
             batch.meta, batch.wrote = meta, True
             return
         data = json.dumps(meta, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-        atomic_write_bytes(self.session_dir(sid) / "meta.json", data, durable=durable)
+        atomic_write_bytes(self.session_paths(sid).meta, data, durable=durable)
 
     def _bump(self, sid: str) -> None:
         """Bump the write generation (see session_index); deferred inside a batch."""
@@ -176,18 +182,19 @@ class SessionStore:
             d.mkdir()  # the claim: of two processes creating one session, exactly one gets here
         except FileExistsError:
             raise SessionExists(f"session already exists: {sid}") from None
-        (d / "history").mkdir()
-        (d / "workdir").mkdir()
-        (d / "workdir" / ".gitkeep").touch()
-        (d / ".scriptorium").mkdir()
+        layout = SessionPaths(d)
+        layout.history.mkdir()
+        layout.workdir.mkdir()
+        layout.workdir_keep.touch()
+        layout.runtime.mkdir()
         now = time.time()
         meta = {"id": sid, "agent_id": "main", "title": title, "source": "scriptorium", "created_at": now,
                 "updated_at": now, "project_id": "default", "head_id": None, **extra}
         root = Node(id=ROOT_ID, seq=0, role="user", output="", caller="", metadata={"display": "root"}, created_at=now)
-        atomic_write_bytes(d / "history" / root.filename, root.to_json_bytes(), durable=commit)
+        atomic_write_bytes(layout.node(root.filename), root.to_json_bytes(), durable=commit)
         self._write_meta(sid, meta, durable=commit)
         repo = self._repo(d)
-        init_paths = ["meta.json", f"history/{root.filename}", "workdir/.gitkeep"]
+        init_paths = [META_REL, node_rel(root.filename), WORKDIR_KEEP_REL]
         if commit:
             session_git.commit_paths(repo, init_paths, "session init")
             self._registry_update(sid, meta)
@@ -221,8 +228,9 @@ class SessionStore:
         if sid in self._batches:
             yield
             return
-        (d / ".scriptorium").mkdir(exist_ok=True)
-        lock = FileLock(str(d / ".scriptorium" / "lock"), timeout=LOCK_TIMEOUT_S)
+        layout = SessionPaths(d)
+        layout.runtime.mkdir(exist_ok=True)
+        lock = FileLock(str(layout.lock), timeout=LOCK_TIMEOUT_S)
         with lock:
             self._begin_writes(sid, d)
             index = self.index(sid)
@@ -237,7 +245,7 @@ class SessionStore:
                     index.adopt_fingerprint()
                 unborn = self._unborn.pop(sid, None)
                 if batch.paths or unborn:
-                    paths = sorted(batch.paths | {"meta.json"} | (unborn or set()))
+                    paths = sorted(batch.paths | {META_REL} | (unborn or set()))
                     repo = self._repo(d)
                     if not batch.pack.commit(paths, batch.message, name=session_git.GIT_NAME,
                                              email=session_git.GIT_EMAIL,
@@ -284,7 +292,7 @@ class SessionStore:
         e = (index or self.index(sid)).entries.get(nid)
         if e is None:
             raise UnknownNode(f"unknown node {nid} in session {sid}")
-        path = self.session_dir(sid) / "history" / e.filename
+        path = self.session_paths(sid).node(e.filename)
         try:
             return read_node_file(path)
         except NodeFileError as exc:
@@ -311,8 +319,9 @@ class SessionStore:
         if sid in self._batches:
             yield self._indexes[sid]
             return
-        (d / ".scriptorium").mkdir(exist_ok=True)
-        with FileLock(str(d / ".scriptorium" / "lock"), timeout=LOCK_TIMEOUT_S):
+        layout = SessionPaths(d)
+        layout.runtime.mkdir(exist_ok=True)
+        with FileLock(str(layout.lock), timeout=LOCK_TIMEOUT_S):
             self._begin_writes(sid, d)
             yield self.index(sid)
             session_git.set_flag(d, False)  # every locked write ends with its commit
@@ -377,7 +386,7 @@ class SessionStore:
             if sid not in self._batches:
                 index.adopt_fingerprint()
             message = "" if sid in self._batches else _turn_message(node)
-            self._committed(sid, [f"history/{node.filename}", "meta.json"], message)
+            self._committed(sid, [node_rel(node.filename), META_REL], message)
             if sid not in self._batches:
                 self._registry_update(sid, meta)
                 index.save()
@@ -393,10 +402,10 @@ class SessionStore:
         """Durable on its own outside a batch; inside one, cheap and streamed to its pack."""
         batch = self._batches.get(sid)
         if batch is None:
-            path = self.session_dir(sid) / "history" / filename
+            path = self.session_paths(sid).node(filename)
             atomic_write_bytes(path, data)
             return path.stat()
-        rel = f"history/{filename}"
+        rel = node_rel(filename)
         st = write_file_batched(os.path.join(self.root, sid, rel), data)
         batch.pack.add(rel, data)
         return st
@@ -508,7 +517,7 @@ class SessionStore:
             meta["head_id"] = index.entries[nid].predecessor
             self._write_meta(sid, meta)
             self._bump(sid)
-            self._committed(sid, paths + ["meta.json"], "rewind")
+            self._committed(sid, paths + [META_REL], "rewind")
         return target
 
     def merge_node_metadata_batch(self, sid: str, patches: Mapping[str, Mapping[str, Any]], *,
@@ -543,7 +552,7 @@ class SessionStore:
             st = self._write_history_file(sid, node_file, node.to_json_bytes())
             fresh = IndexEntry.from_node(node, node_file, (st.st_mtime_ns, st.st_size), old.tokens)
             index.record_write(fresh)
-            paths.append(f"history/{node_file}")
+            paths.append(node_rel(node_file))
         if sid not in self._batches:
             index.forget_fingerprint()
         self._bump(sid)

@@ -26,6 +26,7 @@ from watchdog.events import FileSystemEvent, FileSystemEventHandler
 
 from ..fsutil import atomic_write_text
 from ..paths import StatePaths
+from ..sessions.paths import UNTRACKED_PARTS
 from ..sessions.store import SessionError, SessionStore
 
 PROCESSED_FILE = "session-end.json"
@@ -186,5 +187,5 @@ class _Handler(FileSystemEventHandler):
                 parts = Path(str(raw)).relative_to(self.root).parts
             except ValueError:
                 continue
-            if len(parts) >= 2 and parts[1] not in (".git", ".scriptorium"):
+            if len(parts) >= 2 and parts[1] not in UNTRACKED_PARTS:
                 self.watcher.touched(parts[0])

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from scriptorium.core.sessions.marker import MARK_KEY, workspace_id
-from scriptorium.core.paths import StatePaths
+from scriptorium.core.paths import RUNTIME_DIR, StatePaths
 from scriptorium.core.sessions.store import SessionStore
 
 
@@ -30,7 +30,7 @@ def memory_files(store: SessionStore) -> dict[str, bytes]:
     what "nothing already written is lost or changed" compares."""
     root = StatePaths(store.state_dir).memory
     out = {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*"))
-           if p.is_file() and not {".git", ".scriptorium"} & set(p.relative_to(root).parts)}
+           if p.is_file() and not {".git", RUNTIME_DIR} & set(p.relative_to(root).parts)}
     out["HEAD"] = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True).stdout
     return out
 

@@ -34,8 +34,8 @@ def two_sessions(store):
 @pytest.mark.parametrize("damage", ["meta", "node"])
 def test_a_corrupt_session_fails_alone_with_a_clear_permanent_error(store, two_sessions, damage):
     good, good_ids, bad, bad_ids = two_sessions
-    target = (store.session_dir(bad) / "meta.json" if damage == "meta"
-              else store.session_dir(bad) / "history" / store.entry(bad, bad_ids[1]).filename)
+    target = (store.session_paths(bad).meta if damage == "meta"
+              else store.session_paths(bad).node(store.entry(bad, bad_ids[1]).filename))
     target.write_bytes(b'{"id": "' + b"\xff" * 3 + b'", broken')
     damaged = target.read_bytes()
     before = memory_files(store)
@@ -84,8 +84,8 @@ def test_a_corrupt_session_end_json_reprocesses_instead_of_stalling(store, two_s
 
 def test_a_session_with_an_unreadable_updated_at_does_not_stop_the_watcher(store, two_sessions):
     good, good_ids, bad, _ = two_sessions
-    meta = json.loads((store.session_dir(bad) / "meta.json").read_text())
-    (store.session_dir(bad) / "meta.json").write_text(json.dumps(dict(meta, updated_at="soon")))
+    meta = json.loads(store.session_paths(bad).meta.read_text())
+    store.session_paths(bad).meta.write_text(json.dumps(dict(meta, updated_at="soon")))
     events: list[dict] = []
     watcher = IdleWatcher(store, lambda sid: finish(store, sid, model=MODEL), events.append, idle_s=60,
                           clock=lambda: time.time() + 3600)

@@ -26,7 +26,7 @@ def test_nul_and_invalid_utf8_text_is_stored_readably(store: SessionStore) -> No
     assert texts[1] == "ok \ufffd\ufffd bytes"
     assert "\ufffd" in texts[2]
     for n in (a, b, c):
-        json.loads((store.session_dir(sid) / "history" / fresh.entry(sid, n.id).filename).read_bytes().decode("utf-8"))
+        json.loads(store.session_paths(sid).node(fresh.entry(sid, n.id).filename).read_bytes().decode("utf-8"))
 
 
 def test_ten_megabyte_message(store: SessionStore) -> None:
@@ -42,7 +42,7 @@ def test_corrupt_meta_json_is_reported_and_others_open(store: SessionStore) -> N
     store.append(good, "user", "kept")
     bad = store.create_session(title="bad")
     store.append(bad, "user", "x")
-    (store.session_dir(bad) / "meta.json").write_text("{oops")
+    store.session_paths(bad).meta.write_text("{oops")
     sessions, problems = SessionStore(store.state_dir).list_sessions()
     assert [s.id for s in sessions] == [good] and [p.id for p in problems] == [bad]
     with pytest.raises(SessionError, match="meta.json"):
@@ -53,9 +53,9 @@ def test_corrupt_node_json_does_not_change_other_files(store: SessionStore) -> N
     sid = store.create_session()
     a = store.append(sid, "user", "a")
     b = store.append(sid, "assistant", "b")
-    path = store.session_dir(sid) / "history" / store.entry(sid, b.id).filename
+    path = store.session_paths(sid).node(store.entry(sid, b.id).filename)
     path.write_bytes(b"\x00\x01 not json")
-    other = store.session_dir(sid) / "history" / store.entry(sid, a.id).filename
+    other = store.session_paths(sid).node(store.entry(sid, a.id).filename)
     before = other.read_bytes()
     fresh = SessionStore(store.state_dir)
     with pytest.raises(SessionError, match=path.name):

@@ -125,7 +125,7 @@ def test_unreadable_node_file_reports_that_session_only(store: SessionStore) -> 
     store.append(good, "user", "fine")
     bad = store.create_session(title="bad")
     n = store.append(bad, "user", "soon corrupt")
-    (store.session_dir(bad) / "history" / n.filename).write_text("{not json")
+    store.session_paths(bad).node(n.filename).write_text("{not json")
     fresh = SessionStore(store.state_dir)
     sessions, problems = fresh.list_sessions()
     assert [s.id for s in sessions] == [good]
@@ -166,7 +166,7 @@ def test_another_process_append_is_seen_by_an_open_store(store: SessionStore) ->
 def test_index_cache_survives_a_new_store_and_sees_edits(store: SessionStore) -> None:
     sid = store.create_session()
     ids = [store.append(sid, "user", f"t{i}").id for i in range(3)]
-    assert (store.session_dir(sid) / ".scriptorium" / "index.json").is_file()
+    assert store.session_paths(sid).index.is_file()
     fresh = SessionStore(store.state_dir)
     assert [e.id for e in fresh.branch_entries(sid)] == ids
     store.merge_node_metadata_batch(sid, {ids[0]: {"rewound": True}})

@@ -16,7 +16,7 @@ from .conftest import CC_MAIN, CC_MAIN_ID, CODEX_SMALL, FIXTURES, PI_BRANCHING, 
 
 
 def history_bytes(store: SessionStore, sid: str) -> dict[str, bytes]:
-    return {p.name: p.read_bytes() for p in (store.session_dir(sid) / "history").iterdir()}
+    return {p.name: p.read_bytes() for p in store.session_paths(sid).history.iterdir()}
 
 
 def test_grown_transcript_adds_only_new_nodes_and_keeps_old_files(store: SessionStore, tmp_path: Path) -> None:

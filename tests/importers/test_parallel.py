@@ -68,7 +68,7 @@ def test_an_unusable_session_is_reported_and_the_others_are_imported(tmp_path: P
     first = import_sources(store, "pi", [pi_dir])
     broken = import_sources(store, "pi", [pi_dir / PI_BRANCHING.name]).sessions[0].session_id
     healthy = next(s.session_id for s in first.sessions if s.session_id != broken)
-    (store.session_dir(broken) / "meta.json").write_text("{not json")
+    store.session_paths(broken).meta.write_text("{not json")
     with (pi_dir / PI_BRANCHING.name).open("a") as fh:  # both sessions grow
         fh.write(json.dumps({"type": "message", "id": "zz1", "parentId": "e7", "timestamp": "2026-01-01T00:00:09Z",
                              "message": {"role": "user", "content": "one more question"}}) + "\n")

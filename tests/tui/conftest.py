@@ -9,14 +9,16 @@ from pathlib import Path
 import pytest
 
 from scriptorium.core.demo import build_demo
+from scriptorium.core.paths import StatePaths
 from scriptorium.core.sessions.nodes import ROOT_ID, Node
+from scriptorium.core.sessions.paths import SessionPaths
 
 WORKSPACE = "w-5c0ffee5"  # fixed, so marks and snapshots are the same on every run
 DEMO_NOW = 1_767_268_800.0 - 3600  # the demo was built an hour before the app's fixed clock
 
 
 def fix_workspace_id(state: Path) -> None:
-    runtime = state / "memory" / ".scriptorium"
+    runtime = StatePaths(state).runtime
     runtime.mkdir(parents=True, exist_ok=True)
     (runtime / "workspace-id").write_text(WORKSPACE + "\n", encoding="ascii")
 
@@ -40,18 +42,18 @@ def demo_state(built_demo: Path, tmp_path: Path) -> Path:
 def write_openprogram_session(state: Path, sid: str, turns: list[dict], *, title: str, head: str) -> None:
     """Write a session the way OpenProgram lays it out on disk (formats §1), without git:
     fast enough for a 10,000-turn session in a unit test."""
-    history = state / "sessions" / sid / "history"
-    history.mkdir(parents=True)
+    layout = SessionPaths.of(state, sid)
+    layout.history.mkdir(parents=True)
     nodes = [Node(id=ROOT_ID, seq=0, role="user", output="", metadata={"display": "root"}, created_at=1.0)]
     for seq, turn in enumerate(turns, start=1):
         nodes.append(Node(id=turn["id"], seq=seq, role=turn.get("role", "user"), output=turn["text"],
                           predecessor=turn.get("predecessor", ROOT_ID), metadata=turn.get("metadata", {}),
                           name=turn.get("name", ""), created_at=turn.get("created_at", 1000.0 + seq)))
     for node in nodes:
-        (history / node.filename).write_bytes(node.to_json_bytes())
+        layout.node(node.filename).write_bytes(node.to_json_bytes())
     meta = {"id": sid, "agent_id": "main", "title": title, "source": "web", "created_at": 1.0,
             "updated_at": 1000.0 + len(turns), "project_id": "default", "head_id": head}
-    (state / "sessions" / sid / "meta.json").write_text(json.dumps(meta), encoding="utf-8")
+    layout.meta.write_text(json.dumps(meta), encoding="utf-8")
 
 
 CORE_FACTS = [

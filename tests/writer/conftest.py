@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from scriptorium.core.sessions.marker import MARK_KEY, workspace_id
-from scriptorium.core.paths import StatePaths
+from scriptorium.core.paths import RUNTIME_DIR, StatePaths
 from scriptorium.core.sessions.store import SessionStore
 
 
@@ -36,7 +36,7 @@ def marked(store: SessionStore, sid: str) -> list[str]:
 def tree(root: Path) -> dict[str, bytes]:
     """Every visible regular file under `root` (no git, no runtime logs), for byte comparisons."""
     return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*"))
-            if p.is_file() and not p.is_symlink() and not {".git", ".scriptorium"} & set(p.relative_to(root).parts)}
+            if p.is_file() and not p.is_symlink() and not {".git", RUNTIME_DIR} & set(p.relative_to(root).parts)}
 
 
 def history(store: SessionStore, stage: str | None = None) -> list[dict]:

@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from scriptorium.core.paths import StatePaths
+
 MAX_COMMITS = 1000
 DIFF_PATHS = ("topics", "core.md")  # what a person reads; sources/ are append-only evidence
 MAX_DIFF_CHARS = 400_000
@@ -46,7 +48,7 @@ class CommitDetail:
 def _repo(state_dir: Path):
     import git
 
-    root = Path(state_dir) / "memory"
+    root = StatePaths(Path(state_dir)).memory
     if not (root / ".git").is_dir():
         return None
     repo = git.Repo(root)

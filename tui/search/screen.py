@@ -76,14 +76,14 @@ class SearchScreen(Screen):
 
     @work(thread=True, exclusive=True, group="search")
     def run_search(self, query: str) -> None:
-        memory = StatePaths(self.app.state_dir).memory
-        if not (memory / "topics").is_dir():  # searching would create the index cache: a viewer writes nothing
+        paths = StatePaths(self.app.state_dir)
+        if not paths.topics.is_dir():  # searching would create the index cache: a viewer writes nothing
             message = SearchFinished(query, [], "No topics yet: nothing to search.")
         else:
             from scriptorium.core.search import workspace_index
 
             try:
-                message = SearchFinished(query, workspace_index(memory).search(query, top_k=TOP_K))
+                message = SearchFinished(query, workspace_index(paths.memory).search(query, top_k=TOP_K))
             except OSError as exc:
                 message = SearchFinished(query, [], f"The topics cannot be read: {exc}")
         if not get_current_worker().is_cancelled:

@@ -20,6 +20,7 @@ from scriptorium.core.sessions.nodes import Node
 from scriptorium.core.paths import StatePaths
 from scriptorium.core.sanitize import sanitize_line
 from scriptorium.core.sessions.index import IndexEntry, NodeFileError, read_node_file
+from scriptorium.core.sessions.paths import SessionPaths
 from scriptorium.core.sessions.store import SessionError, SessionProblem, SessionStore
 from scriptorium.core.writer_status import session_failures
 
@@ -212,7 +213,7 @@ class SessionGraph:
         if entry is None:
             return None
         try:
-            return read_node_file(self.session_dir / "history" / entry.filename)
+            return read_node_file(SessionPaths(self.session_dir).node(entry.filename))
         except NodeFileError:
             return None
 
