@@ -1,8 +1,9 @@
 """The project's import graph, read from the source with `ast` (nothing is imported).
 
-Every `import` and `from ... import` counts, at any depth (inside functions, `if`
-blocks, `try`), except those under `if TYPE_CHECKING:` (never run). Relative imports
-are resolved against the importing module; `from pkg import name` is an edge to
+Every `import` and `from ... import` counts, at any depth: inside functions, `if`
+and `try` blocks, and under `if TYPE_CHECKING:` too (a type-only import still ties
+two modules together; a circle of them is still a circle). Relative imports are
+resolved against the importing module; `from pkg import name` is an edge to
 `pkg.name` when that is a module of the project, else to `pkg`.
 """
 
@@ -35,31 +36,13 @@ def module_files(packages: dict[str, Path]) -> dict[str, Path]:
     return out
 
 
-def _type_checking_only(node: ast.If) -> bool:
-    test = node.test
-    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
-        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
-
-
-def _walk(node: ast.AST):
-    """Every node, skipping the bodies of `if TYPE_CHECKING:` (their `else` still runs)."""
-    for child in ast.iter_child_nodes(node):
-        if isinstance(child, ast.If) and _type_checking_only(child):
-            for sub in child.orelse:
-                yield sub
-                yield from _walk(sub)
-            continue
-        yield child
-        yield from _walk(child)
-
-
 def imports_of(module: str, path: Path, known: set[str] | None = None) -> list[Import]:
     """What `module` (at `path`) imports, resolved to absolute names."""
     known = known or set()
     package = module if path.name == "__init__.py" else module.rpartition(".")[0]
     tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
     out: list[Import] = []
-    for node in _walk(tree):
+    for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             out += [Import(module, alias.name, node.lineno) for alias in node.names]
         elif isinstance(node, ast.ImportFrom):

@@ -1,0 +1,59 @@
+"""Imports run one way (tui -> core, never back) and never in a circle (issue 13).
+
+Both checks read the source with `ast` (tests/import_graph.py), so an import inside a
+function body counts as much as one at the top of a module. The run-time check in
+tests/test_packaging.py imports every core module and looks at `sys.modules`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from import_graph import PROJECT, Import, describe, find_cycle, import_graph, imports_of, module_files
+
+FORBIDDEN = ("scriptorium.tui", "textual")
+FIXTURE = Path(__file__).resolve().parent / "fixtures" / "import_rules" / "core"
+
+
+def core_violations(core_dir: Path) -> list[Import]:
+    """Imports of the TUI or Textual by any module under `core_dir` (as `scriptorium.core`)."""
+    files = module_files({"scriptorium.core": core_dir})
+    return [i for module, path in files.items() for i in imports_of(module, path, set(files))
+            if any(i.target == f or i.target.startswith(f + ".") for f in FORBIDDEN)]
+
+
+def test_the_static_check_finds_tui_imports_hidden_in_functions_and_relative_imports() -> None:
+    found = {(i.source, i.target) for i in core_violations(FIXTURE)}
+    assert found == {
+        ("scriptorium.core.sneaky", "scriptorium.tui.app"),  # in a function body
+        ("scriptorium.core.cli.relative", "scriptorium.tui"),  # `from ...tui import app`
+        ("scriptorium.core.deep", "textual.widgets"),  # in a try, in an if, in a method
+    }
+
+
+def test_core_never_imports_the_tui_or_textual() -> None:
+    bad = core_violations(PROJECT["scriptorium.core"])
+    assert not bad, "core imports the TUI side:\n" + "\n".join(
+        f"  {i.source} line {i.line}: {i.target}" for i in bad)
+
+
+def test_the_cycle_finder_reports_a_circle_as_its_chain_of_imports() -> None:
+    graph = {"a": [Import("a", "b", 1)], "b": [Import("b", "c", 2)], "c": [Import("c", "a", 3), Import("c", "d", 4)],
+             "d": []}
+    assert [(e.source, e.target) for e in find_cycle(graph) or []] == [("a", "b"), ("b", "c"), ("c", "a")]
+    assert find_cycle({"a": [Import("a", "b", 1)], "b": [], "c": [Import("c", "b", 1)]}) is None
+
+
+def test_no_import_circle_among_the_project_modules() -> None:
+    graph = import_graph()
+    assert sum(map(len, graph.values())) > 200  # the graph really holds the project's imports
+    cycle = find_cycle(graph)
+    assert cycle is None, "import circle:\n" + describe(cycle, module_files(PROJECT))
+
+
+def test_the_graph_resolves_relative_imports_to_project_modules() -> None:
+    graph = import_graph({"scriptorium.core": FIXTURE})
+    assert {(e.source, e.target) for edges in graph.values() for e in edges} == {
+        ("scriptorium.core.clean", "scriptorium.core.sneaky"),  # `from . import sneaky`: a module, not the package
+        ("scriptorium.core.clean", "scriptorium.core.cli.relative"),  # `from .cli import relative`
+    }
