@@ -6,13 +6,17 @@ such characters also yields each character and each adjacent pair, which lets a 
 match any part of the clause. A mixed word (`abc가나`) is left whole.
 
 English stop words (Lucene's list, as bm25s ships it) are dropped: in a workspace of a
-few hundred blocks, "is" and "the" would otherwise outrank the words that matter.
+few hundred blocks, "is" and "the" would otherwise outrank the words that matter. Other
+words are reduced to their Snowball English stem (PyStemmer, the C implementation
+bm25s itself uses), so "tests", "tested" and "testing" all find "test". Index and query
+go through this same function, so both sides always agree.
 """
 
 from __future__ import annotations
 
 import re
 
+import Stemmer
 from bm25s.stopwords import STOPWORDS_EN
 
 _WORD_RE = re.compile(r"[^\W_]+")
@@ -28,6 +32,7 @@ _UNSEGMENTED = (
 )
 _UNSEGMENTED_RE = re.compile(f"[{_UNSEGMENTED}]+")
 _STOPWORDS = frozenset(STOPWORDS_EN)
+_STEMMER = Stemmer.Stemmer("english")
 
 
 def tokenize(text: str) -> list[str]:
@@ -35,6 +40,9 @@ def tokenize(text: str) -> list[str]:
     for match in _WORD_RE.finditer(text):
         word = match.group(0).casefold()
         if word in _STOPWORDS:
+            continue
+        if _UNSEGMENTED_RE.search(word) is None:
+            tokens.append(_STEMMER.stemWord(word))
             continue
         tokens.append(word)
         if len(word) > 1 and _UNSEGMENTED_RE.fullmatch(word):

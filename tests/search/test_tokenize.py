@@ -9,7 +9,7 @@ def test_cjk_run_yields_run_chars_and_pairs():
 
 
 def test_words_casefolded_punctuation_and_underscore_split():
-    assert tokenize("Build-Cache, STRASSE_x Straße") == ["build", "cache", "strasse", "x", "strasse"]
+    assert tokenize("Build-Cache, STRASSE_x Straße") == ["build", "cach", "strass", "x", "strass"]
 
 
 def test_mixed_script_word_is_not_split():
@@ -22,4 +22,10 @@ def test_japanese_and_korean_runs_are_segmented():
 
 
 def test_english_stop_words_dropped():
-    assert tokenize("what is the size of the cache") == ["what", "size", "cache"]
+    assert tokenize("what is the size of the cache") == ["what", "size", "cach"]
+
+
+def test_english_word_forms_share_one_stem():
+    assert tokenize("tests tested testing") == ["test"] * 3
+    assert tokenize("the caches evicted") == tokenize("cache eviction") == ["cach", "evict"]
+    assert tokenize("running runners") == ["run", "runner"]
