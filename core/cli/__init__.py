@@ -35,6 +35,7 @@ COMMAND_MODULES: list[str] = [
     "core_cmd",
     "log",
     "revert",
+    "mcp_cmd",
 ]
 
 

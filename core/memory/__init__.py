@@ -26,7 +26,8 @@ error is worth retrying.
 Reading: `Workspace.topic(path)` / `parse_topic` (blocks with ids, lines, citations,
 links), `Workspace.core_status()` / `core_injection()`, `Workspace.audit_log()`,
 `Workspace.revision()`. Evidence: `SourceRecord`, `records_to_sources`,
-`scan_archive` (strict, valid prefix), `SourceIndex`.
+`scan_archive` (strict, valid prefix), `SourceIndex`; `manual_record` / `agent_record`
+(a person's or an agent's uncited fact as its own evidence).
 """
 
 from .core_render import CoreRender, injection, render_core
@@ -36,6 +37,7 @@ from .sources import (
     Frame,
     SourceIndex,
     SourceRecord,
+    agent_record,
     archive_path,
     manual_record,
     records_to_sources,
@@ -50,7 +52,7 @@ from .workspace import Workspace
 __all__ = [
     "KINDS", "RULES", "ArchiveError", "ArchiveScan", "CoreRender", "Diagnostic", "Frame", "InstallError",
     "InvalidRecord", "LockBusy", "Paragraph", "SourceIndex", "SourceRecord", "TopicDoc", "TopicPathError",
-    "Transaction", "TransactionClosed", "TransactionResult", "Workspace", "WorkspaceError", "archive_path",
+    "Transaction", "TransactionClosed", "TransactionResult", "Workspace", "WorkspaceError", "agent_record", "archive_path",
     "injection", "manual_record", "parse_topic", "records_to_sources", "render_core", "retire_block",
     "save_topic", "scan_archive", "session_record", "topic_rel", "without_block",
 ]

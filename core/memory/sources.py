@@ -254,6 +254,20 @@ def manual_record(text: str, at: float) -> SourceRecord:
     )
 
 
+def agent_record(text: str, at: float, agent: str = "mcp") -> SourceRecord:
+    """A fact an agent asked memory to keep (`memory_remember`): its own evidence, origin
+    `agent`. Trusted (the owner's agent said it in the owner's session) but with no
+    authority tier: it is the agent's word, not the owner's."""
+    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+    day = iso_utc(at)[:10]
+    name = "agent/" + (agent or "mcp")
+    return SourceRecord(
+        source_id=f"agent/{day}/{digest}", timestamp=iso_utc(at), content=text, role="assistant",
+        speaker_id="runtime/" + _quote(name), speaker_display=name, speaker_kind="runtime",
+        principal_id=OWNER_ID, authority_tier=None, trust_state="trusted",
+    )
+
+
 @dataclass(frozen=True)
 class Frame:
     source_id: str

@@ -1,0 +1,124 @@
+"""What `scriptorium mcp` serves, without the protocol: search, get, core, remember, topics.
+
+One `MemoryTools` lives as long as the server. It keeps the workspace's search index in
+memory (core/search reuses the parsed files and the BM25 model until a file changes), so
+a warm query costs a stat per file and a ranking. Every call looks at the disk again
+(the index's per-file stat, core.md read fresh), so edits made by the TUI, `scriptorium
+write` or another agent show up without a restart.
+
+`remember` is a human edit's transaction with one difference: the fact is archived first
+as an `agent` record (`agent_record`) and the new paragraph cites it, so the validator
+sees an ordinary cited block; uncited extra paragraphs are rejected, not archived as
+manual notes (the agent is not the person).
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+from ..memory.sources import anchor_for, archive_path
+
+DEFAULT_TOPIC = "agent-notes.md"
+AGENT_LABEL = "agent note"
+
+
+class MemoryTools:
+    def __init__(self, state_dir: Path) -> None:
+        from ..paths import StatePaths
+
+        self.state_dir = Path(state_dir)
+        self.memory = StatePaths(self.state_dir).memory
+        self._index = None
+
+    @property
+    def index(self):
+        from ..search import workspace_index
+
+        if self._index is None:
+            self._index = workspace_index(self.memory)
+        return self._index
+
+    def _workspace(self):
+        from ..memory import Workspace
+
+        return Workspace(self.state_dir)
+
+    # -- reading ----------------------------------------------------------------------------
+
+    def search(self, query: str, top_k: int = 5) -> dict[str, Any]:
+        top_k = max(1, min(int(top_k), 50))
+        hits = self.index.search(query, top_k=top_k)
+        return {"query": query, "hits": [hit.to_json() for hit in hits]}
+
+    def get(self, block_id: str) -> dict[str, Any] | None:
+        from ..search import memory_get
+
+        view = memory_get(self.index, block_id)
+        return None if view is None else view.to_json()
+
+    def core(self) -> dict[str, Any]:
+        ws = self._workspace()
+        status = ws.core_status()
+        return {"injection": ws.core_injection(), **status}
+
+    def topics(self) -> list[str]:
+        return self._workspace().topic_paths()
+
+    def topic_text(self, topic: str) -> str | None:
+        return self._workspace().read_topic(topic)
+
+    # -- writing ----------------------------------------------------------------------------
+
+    def remember(self, text: str, topic: str | None = None, *, agent: str = "mcp") -> dict[str, Any]:
+        """Add `text` as a new block of `topic` (default `agent-notes.md`), cited to an
+        `agent` record. Returns {"outcome": "installed", "block_id", "topic", "commit"} or
+        {"outcome": "rejected", "diagnostics": [...]} (or "busy": retry later)."""
+        from ..memory import LockBusy, Transaction, TopicPathError, WorkspaceError, agent_record, topic_rel
+
+        fact = text.strip()
+        target = topic or DEFAULT_TOPIC
+        if not fact:
+            return _rejection("citation-required", None, "there is nothing to remember", "pass the fact as text")
+        try:
+            rel = topic_rel(target)
+        except TopicPathError as exc:
+            return _rejection("parse", target, str(exc), "name a .md file under topics/, e.g. people/ada.md")
+        try:
+            from ..memory import Workspace
+
+            ws = Workspace.open(self.state_dir)
+            record = agent_record(fact, time.time(), agent)
+            summary = f"remember ({record.speaker_display}): {' '.join(fact.split())[:80]}"
+            with Transaction(ws, "edit", summary, manual_sources=False) as txn:
+                txn.archive([record])
+                current = txn.read_topic(rel) or ""
+                txn.write_topic(rel, _appended(current, fact, record.source_id))
+                result = txn.commit()
+        except LockBusy as exc:
+            return {"outcome": "busy", "retryable": True, "message": str(exc)}
+        except WorkspaceError as exc:
+            return {"outcome": "busy" if exc.retryable else "error", "retryable": exc.retryable, "message": str(exc)}
+        if result.outcome != "installed":
+            return {"outcome": "rejected", "topic": rel, "diagnostics": [d.to_json() for d in result.diagnostics]}
+        created = [bid for bid in result.created_blocks]
+        return {
+            "outcome": "installed", "topic": rel, "block_id": created[0] if created else None,
+            "commit": result.commit, "source_id": record.source_id,
+            "evidence": f"{archive_path(record.source_id)}#{anchor_for(record.source_id)}",
+        }
+
+
+def _appended(current: str, fact: str, source_id: str) -> str:
+    """The topic with `fact` as a last paragraph citing its record (a local label the
+    normalizer renames; the plain handle becomes the relative link)."""
+    head = current.rstrip("\n")
+    block = f"{fact} [^e1]\n\n[^e1]: Time: `undated`; Sources: [{AGENT_LABEL}]({source_id})\n"
+    return f"{head}\n\n{block}" if head else block
+
+
+def _rejection(rule: str, file: str | None, message: str, hint: str) -> dict[str, Any]:
+    return {"outcome": "rejected", "topic": file,
+            "diagnostics": [{"rule": rule, "file": file, "line": None, "block_id": None, "message": message,
+                             "hint": hint}]}
