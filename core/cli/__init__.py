@@ -36,6 +36,7 @@ COMMAND_MODULES: list[str] = [
     "log",
     "revert",
     "mcp_cmd",
+    "agents_cmd",
 ]
 
 

@@ -1,0 +1,124 @@
+"""Claude Code's files: hooks in `settings.json`, the MCP server in `.claude.json` / `.mcp.json`.
+
+Per Claude Code's settings and MCP references: user hooks live in `~/.claude/settings.json`
+(`$CLAUDE_CONFIG_DIR/settings.json` when that is set), project hooks in
+`<project>/.claude/settings.json`; a user-scope MCP server is `mcpServers.<name>` at the top
+of `~/.claude.json` (`$CLAUDE_CONFIG_DIR/.claude.json`), a project-scope one is in
+`<project>/.mcp.json`. Hooks: `SessionStart`, `UserPromptSubmit`, `PreCompact`, `Stop`,
+`SessionEnd`, each `scriptorium hook claude-code <event>`.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from . import config_json
+from .install import Edit, Target, is_scriptorium_argv, read_text
+
+AGENT = "claude-code"
+SERVER = "scriptorium"
+EVENTS = {
+    "SessionStart": "session-start",
+    "UserPromptSubmit": "user-prompt-submit",
+    "PreCompact": "pre-compact",
+    "Stop": "stop",
+    "SessionEnd": "session-end",
+}
+TIMEOUT = 30  # seconds; the hooks return at once, this only bounds a wedged machine
+
+
+def config_dir(target: Target) -> Path:
+    env = os.environ.get("CLAUDE_CONFIG_DIR")
+    return Path(env).expanduser() if env else target.home / ".claude"
+
+
+def settings_path(target: Target) -> Path:
+    return target.project / ".claude" / "settings.json" if target.scope == "project" else config_dir(target) / "settings.json"
+
+
+def mcp_path(target: Target) -> Path:
+    if target.scope == "project":
+        return target.project / ".mcp.json"
+    env = os.environ.get("CLAUDE_CONFIG_DIR")
+    return (Path(env).expanduser() if env else target.home) / ".claude.json"
+
+
+def _ours(command: str) -> bool:
+    return is_scriptorium_argv(command, "hook", AGENT)
+
+
+def _server_entry(target: Target) -> dict[str, Any]:
+    argv = target.argv("mcp")
+    return {"type": "stdio", "command": argv[0], "args": argv[1:], "env": {}}
+
+
+def _is_our_server(entry: Any) -> bool:
+    return isinstance(entry, dict) and isinstance(entry.get("args", []), list) and is_scriptorium_argv(
+        [str(entry.get("command", ""))] + entry.get("args", []), "mcp")
+
+
+def _settings_edit(target: Target, action: str) -> Edit:
+    where = str(settings_path(target))
+
+    def edit(before: str | None) -> str | None:
+        doc = config_json.load(before, where)
+        if action == "install":
+            commands = {name: target.line("hook", AGENT, event) for name, event in EVENTS.items()}
+            config_json.add_hooks(doc, commands, _ours, timeout=TIMEOUT)
+        elif not config_json.remove_hooks(doc, _ours):
+            return before
+        return _result(doc, before)
+
+    return edit
+
+
+def _mcp_edit(target: Target, action: str) -> Edit:
+    where = str(mcp_path(target))
+
+    def edit(before: str | None) -> str | None:
+        doc = config_json.load(before, where)
+        servers = doc.get("mcpServers")
+        if servers is not None and not isinstance(servers, dict):
+            raise config_json.ConfigError(f'"mcpServers" in {where} is not an object')
+        if action == "install":
+            if servers is not None and SERVER in servers and not _is_our_server(servers[SERVER]):
+                raise config_json.ConfigError(f'{where} already has another MCP server named "{SERVER}"')
+            entry = _server_entry(target)
+            if servers is not None and servers.get(SERVER) == entry:
+                return before
+            doc.setdefault("mcpServers", {})[SERVER] = entry
+        else:
+            if not servers or not _is_our_server(servers.get(SERVER)):
+                return before
+            del servers[SERVER]
+            if not servers:
+                del doc["mcpServers"]
+        return _result(doc, before)
+
+    return edit
+
+
+def _result(doc: dict[str, Any], before: str | None) -> str | None:
+    if not doc and before is not None:
+        return None  # only our entries were in it: the file goes, as it came
+    return config_json.dump(doc, before)
+
+
+def edits(target: Target, action: str) -> list[tuple[Path, Edit]]:
+    return [(settings_path(target), _settings_edit(target, action)), (mcp_path(target), _mcp_edit(target, action))]
+
+
+def notes(target: Target, action: str) -> list[str]:
+    if action == "install" and target.scope == "project":
+        return ["Claude Code asks once before it starts a project's .mcp.json server: approve 'scriptorium'."]
+    return []
+
+
+def present(target: Target) -> dict[Path, bool]:
+    settings = config_json.load(read_text(settings_path(target)), str(settings_path(target)))
+    servers = config_json.load(read_text(mcp_path(target)), str(mcp_path(target))).get("mcpServers") or {}
+    hooked = set(config_json.hook_events(settings, _ours))
+    return {settings_path(target): hooked >= set(EVENTS),
+            mcp_path(target): isinstance(servers, dict) and _is_our_server(servers.get(SERVER))}

@@ -1,0 +1,118 @@
+"""pi's side: one extension file that calls the CLI (pi has no command hooks and no MCP).
+
+Per pi-mono's `docs/extensions.md`: extensions are TypeScript modules auto-discovered in
+`~/.pi/agent/extensions/*.ts` (user; `$PI_CODING_AGENT_DIR/extensions` when that is set) and
+`<project>/.pi/extensions/*.ts` (project, once trusted), loaded through jiti without a build
+step. Ours subscribes to `before_agent_start` — appends the core to the system prompt and
+adds the recall as a hidden message, the two ways that event allows — and to
+`session_shutdown` (import + finish). Both run `scriptorium hook pi EVENT` with a JSON
+document on stdin (core/agents/pi.py has the protocol) and never throw into pi.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from .config_json import ConfigError
+from .install import Edit, Target, read_text
+
+FILE_NAME = "scriptorium.ts"
+MARKER = "// scriptorium-memory extension: written by `scriptorium install pi`; `scriptorium uninstall pi` removes it."
+TIMEOUT_MS = 5000
+
+_TEMPLATE = """__MARKER__
+// It runs the scriptorium CLI; nothing here imports pi's packages, so it works across pi versions.
+import { execFile } from "node:child_process";
+
+const COMMAND = __COMMAND__;
+const ARGS = __ARGS__;
+const TIMEOUT_MS = __TIMEOUT__;
+
+type Answer = { core?: unknown; recall?: unknown };
+
+function hook(event: string, payload: Record<string, unknown>): Promise<Answer> {
+  return new Promise((resolve) => {
+    try {
+      const child = execFile(COMMAND, [...ARGS, "hook", "pi", event], { timeout: TIMEOUT_MS, encoding: "utf8" },
+        (error, stdout) => {
+          if (error || !stdout) return resolve({});
+          try { resolve(JSON.parse(stdout) as Answer); } catch { resolve({}); }
+        });
+      child.stdin?.end(JSON.stringify(payload));
+    } catch {
+      resolve({});
+    }
+  });
+}
+
+function session(ctx: any): Record<string, unknown> {
+  const manager = ctx?.sessionManager;
+  return {
+    session_id: manager?.getSessionId?.() ?? null,
+    session_file: manager?.getSessionFile?.() ?? null,
+    cwd: ctx?.cwd ?? process.cwd(),
+  };
+}
+
+export default function (pi: any) {
+  pi.on("before_agent_start", async (event: any, ctx: any) => {
+    const answer = await hook("before-agent-start", { ...session(ctx), prompt: event?.prompt ?? "" });
+    const result: Record<string, unknown> = {};
+    if (typeof answer.core === "string" && answer.core) {
+      result.systemPrompt = `${event.systemPrompt ?? ""}\\n\\n${answer.core}`;
+    }
+    if (typeof answer.recall === "string" && answer.recall) {
+      result.message = { customType: "scriptorium-recall", content: answer.recall, display: false };
+    }
+    return result;
+  });
+
+  pi.on("session_shutdown", async (_event: any, ctx: any) => {
+    await hook("session-shutdown", session(ctx));
+  });
+}
+"""
+
+
+def extension_path(target: Target) -> Path:
+    if target.scope == "project":
+        return target.project / ".pi" / "extensions" / FILE_NAME
+    env = os.environ.get("PI_CODING_AGENT_DIR")
+    base = Path(env).expanduser() if env else target.home / ".pi" / "agent"
+    return base / "extensions" / FILE_NAME
+
+
+def render(target: Target) -> str:
+    argv = target.argv()
+    return (_TEMPLATE.replace("__MARKER__", MARKER).replace("__COMMAND__", json.dumps(argv[0]))
+            .replace("__ARGS__", json.dumps(argv[1:])).replace("__TIMEOUT__", str(TIMEOUT_MS)))
+
+
+def _ours(text: str | None) -> bool:
+    return text is not None and text.startswith(MARKER)
+
+
+def _edit(target: Target, action: str) -> Edit:
+    path = extension_path(target)
+
+    def edit(before: str | None) -> str | None:
+        if before is not None and not _ours(before):
+            raise ConfigError(f"{path} exists and was not written by scriptorium; move it aside first")
+        return render(target) if action == "install" else None
+
+    return edit
+
+
+def edits(target: Target, action: str) -> list[tuple[Path, Edit]]:
+    return [(extension_path(target), _edit(target, action))]
+
+
+def notes(target: Target, action: str) -> list[str]:
+    return ["Running pi sessions pick the extension up after /reload."] if action == "install" else []
+
+
+def present(target: Target) -> dict[Path, bool]:
+    path = extension_path(target)
+    return {path: _ours(read_text(path))}

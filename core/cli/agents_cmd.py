@@ -1,0 +1,62 @@
+"""`scriptorium install|uninstall AGENT` and `scriptorium doctor`: Scriptorium inside agents.
+
+install/uninstall exit 0 (done, or nothing to do), 1 (a configuration file we refuse to
+touch: unparseable, or holding someone else's "scriptorium" entry). doctor exits 0 when
+healthy, 1 otherwise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from .common import CliContext, CliError, add_json_flag, emit_json
+
+AGENTS = ("claude-code", "codex", "pi")
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    for action, help_text in (("install", "wire memory into an agent: its hooks and the MCP server"),
+                              ("uninstall", "take out exactly what install put into an agent's configuration")):
+        p = sub.add_parser(action, help=help_text)
+        p.add_argument("agent", choices=AGENTS)
+        p.add_argument("--scope", choices=("user", "project"), default="user",
+                       help="the user's configuration (default) or this project's (the current directory)")
+        p.add_argument("--dry-run", action="store_true", help="show the diff, write nothing")
+        add_json_flag(p)
+        p.set_defaults(func=cmd_wire, action=action)
+
+
+def cmd_wire(args: argparse.Namespace, ctx: CliContext) -> int:
+    from ..agents import install
+    from ..agents.config_json import ConfigError
+
+    try:
+        target = install.make_target(args.agent, args.scope, ctx.state_dir)
+        plan = install.plan(target, args.action)
+        if not args.dry_run:
+            install.apply(plan)
+    except ConfigError as exc:
+        raise CliError(str(exc)) from exc
+    except OSError as exc:
+        raise CliError(f"cannot write {getattr(exc, 'filename', '') or 'the configuration'}: {exc.strerror}") from exc
+    if args.json:
+        emit_json({**plan.to_json(), "dry_run": args.dry_run})
+        return 0
+    if args.dry_run:
+        sys.stdout.write(plan.diff())
+        print(f"dry run: {_summary(plan)}; nothing written")
+        return 0
+    print(_summary(plan))
+    for note in plan.notes:
+        print(f"  note: {note}")
+    return 0
+
+
+def _summary(plan) -> str:
+    done = "installed" if plan.action == "install" else "uninstalled"
+    if not plan.changed:
+        state = "already installed" if plan.action == "install" else "not installed"
+        return f"{plan.agent} ({plan.scope}): {state}, nothing to change"
+    files = ", ".join(f"{c.kind} {c.path}" for c in plan.changes if c.kind != "unchanged")
+    return f"{plan.agent} ({plan.scope}) {done}: {files}"

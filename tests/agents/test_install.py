@@ -1,0 +1,294 @@
+"""`scriptorium install|uninstall` round trips on settings files that already hold other things.
+
+The starting files are shaped after the agents' own documentation: Claude Code's settings
+(hooks by event, matcher groups, `permissions`) and `~/.claude.json` (`mcpServers`, per-project
+state); Codex's `hooks.json` (same hooks shape, openai/codex codex-rs/config/src/hook_config.rs)
+and `config.toml` (`[mcp_servers.<name>]`, comments).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import tomlkit
+
+from scriptorium.core.cli import main
+
+CLAUDE_SETTINGS = """{
+  "permissions": {
+    "allow": [
+      "Bash(npm run lint)"
+    ]
+  },
+  "hooks": {
+    "PreToolUse": [
+      {
+        "matcher": "Bash",
+        "hooks": [
+          {
+            "type": "command",
+            "command": "jq -r '.tool_input.command' >> ~/.claude/bash-log.txt"
+          }
+        ]
+      }
+    ],
+    "SessionStart": [
+      {
+        "matcher": "startup",
+        "hooks": [
+          {
+            "type": "command",
+            "command": "cat .claude/session-context.md"
+          }
+        ]
+      }
+    ]
+  },
+  "model": "opus"
+}
+"""
+
+CLAUDE_JSON = """{
+  "numStartups": 12,
+  "mcpServers": {
+    "filesystem": {
+      "type": "stdio",
+      "command": "npx",
+      "args": [
+        "-y",
+        "@modelcontextprotocol/server-filesystem",
+        "/tmp"
+      ],
+      "env": {}
+    }
+  },
+  "projects": {
+    "/home/ada/src/app": {
+      "allowedTools": [],
+      "mcpServers": {}
+    }
+  }
+}
+"""
+
+CODEX_HOOKS = """{
+  "hooks": {
+    "PreToolUse": [
+      {
+        "matcher": "^Bash$",
+        "hooks": [
+          {
+            "type": "command",
+            "command": "python3 ~/.codex/hooks/guard.py",
+            "timeout": 10
+          }
+        ]
+      }
+    ]
+  }
+}
+"""
+
+CODEX_CONFIG = """# Ada's Codex configuration
+model = "gpt-5-codex"  # the default model
+approval_policy = "on-request"
+
+[mcp_servers.docs]
+# the documentation server
+command = "npx"
+args = ["-y", "docs-mcp"]
+
+[profiles.fast]
+model = "o4-mini"
+"""
+
+
+@pytest.fixture
+def home(tmp_path, monkeypatch) -> Path:
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    for name in ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "PI_CODING_AGENT_DIR"):
+        monkeypatch.delenv(name, raising=False)
+    project = tmp_path / "project"
+    project.mkdir()
+    monkeypatch.chdir(project)
+    return home
+
+
+def run(state: Path, *args: str) -> int:
+    return main(["--state", str(state), *args])
+
+
+def snapshot(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def test_claude_code_round_trip_keeps_other_hooks_servers_and_layout(home, tmp_path, capsys):
+    (home / ".claude").mkdir()
+    (home / ".claude" / "settings.json").write_text(CLAUDE_SETTINGS)
+    (home / ".claude.json").write_text(CLAUDE_JSON)
+    before = snapshot(home)
+    state = tmp_path / "state"
+
+    assert run(state, "install", "claude-code") == 0
+    settings = json.loads((home / ".claude" / "settings.json").read_text())
+    assert list(settings) == ["permissions", "hooks", "model"]  # key order kept
+    assert settings["permissions"] == {"allow": ["Bash(npm run lint)"]}
+    hooks = settings["hooks"]
+    assert hooks["PreToolUse"] == json.loads(CLAUDE_SETTINGS)["hooks"]["PreToolUse"]
+    assert hooks["SessionStart"][0]["hooks"][0]["command"] == "cat .claude/session-context.md"  # theirs first
+    ours = {event: groups[-1]["hooks"][0]["command"] for event, groups in hooks.items() if event != "PreToolUse"}
+    assert set(ours) == {"SessionStart", "UserPromptSubmit", "PreCompact", "Stop", "SessionEnd"}
+    for event, command in ours.items():
+        argv = command.split()
+        assert os.path.isabs(argv[0]) and Path(argv[0]).name == "scriptorium"
+        assert argv[1:3] == ["--state", str(state)] and argv[3:5] == ["hook", "claude-code"]
+    assert ours["UserPromptSubmit"].endswith(" user-prompt-submit")
+    servers = json.loads((home / ".claude.json").read_text())["mcpServers"]
+    assert list(servers) == ["filesystem", "scriptorium"]
+    assert servers["scriptorium"]["args"] == ["--state", str(state), "mcp"]
+    assert json.loads((home / ".claude.json").read_text())["numStartups"] == 12
+
+    installed = snapshot(home)
+    assert run(state, "install", "claude-code") == 0
+    assert snapshot(home) == installed  # idempotent: no duplicates, no rewrite
+    assert "already installed" in capsys.readouterr().out
+
+    assert run(state, "uninstall", "claude-code") == 0
+    assert snapshot(home) == before  # byte for byte
+
+
+def test_claude_code_project_scope_and_config_dir(home, tmp_path, monkeypatch):
+    state = tmp_path / "state"
+    project = Path.cwd()
+    assert run(state, "install", "claude-code", "--scope", "project") == 0
+    settings = json.loads((project / ".claude" / "settings.json").read_text())
+    assert "SessionEnd" in settings["hooks"]
+    assert json.loads((project / ".mcp.json").read_text())["mcpServers"]["scriptorium"]["type"] == "stdio"
+    assert not (home / ".claude").exists()
+    assert run(state, "uninstall", "claude-code", "--scope", "project") == 0
+    assert snapshot(project) == {} and not (project / ".claude").exists()
+
+    config = tmp_path / "claude-config"
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(config))
+    assert run(state, "install", "claude-code") == 0
+    assert (config / "settings.json").is_file() and (config / ".claude.json").is_file()
+    assert not (home / ".claude.json").exists()
+
+
+def test_codex_round_trip_keeps_comments_and_other_servers(home, tmp_path, monkeypatch):
+    codex = tmp_path / "codex-home"
+    codex.mkdir()
+    monkeypatch.setenv("CODEX_HOME", str(codex))
+    (codex / "hooks.json").write_text(CODEX_HOOKS)
+    (codex / "config.toml").write_text(CODEX_CONFIG)
+    before = snapshot(codex)
+    state = tmp_path / "state"
+
+    assert run(state, "install", "codex") == 0
+    hooks = json.loads((codex / "hooks.json").read_text())["hooks"]
+    assert list(hooks) == ["PreToolUse", "SessionStart", "UserPromptSubmit", "PreCompact", "Stop"]
+    assert hooks["PreToolUse"] == json.loads(CODEX_HOOKS)["hooks"]["PreToolUse"]
+    assert hooks["Stop"][0]["hooks"][0]["command"].endswith("hook codex stop")
+    text = (codex / "config.toml").read_text()
+    assert text.startswith(CODEX_CONFIG)  # every comment and table where it was
+    config = tomlkit.parse(text)
+    assert config["mcp_servers"]["docs"]["command"] == "npx"
+    assert config["mcp_servers"]["scriptorium"]["args"] == ["--state", str(state), "mcp"]
+    assert os.path.isabs(config["mcp_servers"]["scriptorium"]["command"])
+
+    installed = snapshot(codex)
+    assert run(state, "install", "codex") == 0
+    assert snapshot(codex) == installed
+    assert run(state, "uninstall", "codex") == 0
+    assert snapshot(codex) == before
+    assert not (home / ".codex").exists()
+
+
+def test_codex_table_the_user_moved_is_still_found_and_removed(home, tmp_path, monkeypatch):
+    codex = home / ".codex"
+    state = tmp_path / "state"
+    assert run(state, "install", "codex") == 0
+    moved = "[mcp_servers.scriptorium]\n# moved up by hand\n" + "\n".join(
+        line for line in (codex / "config.toml").read_text().splitlines()
+        if line.startswith(("command", "args"))) + "\n\n[tui]\nnotifications = true  # mine\n"
+    (codex / "config.toml").write_text(moved)
+    assert run(state, "install", "codex") == 0
+    assert (codex / "config.toml").read_text() == moved  # recognised as ours: no second table
+    assert run(state, "uninstall", "codex") == 0
+    left = (codex / "config.toml").read_text()
+    assert "scriptorium" not in left and "notifications = true  # mine" in left
+
+
+def test_pi_extension_is_written_with_the_absolute_command_and_removed(home, tmp_path):
+    state = tmp_path / "state"
+    assert run(state, "install", "pi") == 0
+    ext = home / ".pi" / "agent" / "extensions" / "scriptorium.ts"
+    text = ext.read_text()
+    assert 'pi.on("before_agent_start"' in text and 'pi.on("session_shutdown"' in text
+    assert '"hook", "pi", event' in text and '"before-agent-start"' in text and '"session-shutdown"' in text
+    command = json.loads(text.split("const COMMAND = ", 1)[1].split(";", 1)[0])
+    assert os.path.isabs(command) and Path(command).name == "scriptorium"
+    assert json.loads(text.split("const ARGS = ", 1)[1].split(";", 1)[0]) == ["--state", str(state)]
+    assert run(state, "install", "pi") == 0 and ext.read_text() == text
+    assert run(state, "uninstall", "pi") == 0
+    assert not ext.exists() and not (home / ".pi").exists()
+
+
+def test_a_foreign_file_or_server_is_refused_and_left_alone(home, tmp_path, capsys):
+    state = tmp_path / "state"
+    ext = home / ".pi" / "agent" / "extensions" / "scriptorium.ts"
+    ext.parent.mkdir(parents=True)
+    ext.write_text("export default function () {}\n")
+    assert run(state, "install", "pi") == 1
+    assert ext.read_text() == "export default function () {}\n"
+    assert "not written by scriptorium" in capsys.readouterr().err
+
+    foreign = '{\n  "mcpServers": {\n    "scriptorium": {\n      "command": "/usr/bin/other-tool"\n    }\n  }\n}\n'
+    (home / ".claude.json").write_text(foreign)
+    assert run(state, "install", "claude-code") == 1
+    assert (home / ".claude.json").read_text() == foreign
+    assert not (home / ".claude" / "settings.json").exists()  # nothing half-done
+
+
+def test_broken_settings_are_never_overwritten(home, tmp_path, capsys):
+    (home / ".claude").mkdir()
+    (home / ".claude" / "settings.json").write_text('{"hooks": {,}')
+    assert run(tmp_path / "state", "install", "claude-code") == 1
+    err = capsys.readouterr().err
+    assert "settings.json is not valid JSON" in err and "Traceback" not in err
+    assert (home / ".claude" / "settings.json").read_text() == '{"hooks": {,}'
+
+
+def test_dry_run_shows_the_diff_and_writes_nothing(home, tmp_path, capsys):
+    (home / ".claude").mkdir()
+    (home / ".claude" / "settings.json").write_text(CLAUDE_SETTINGS)
+    before = snapshot(home)
+    assert run(tmp_path / "state", "install", "claude-code", "--dry-run") == 0
+    out = capsys.readouterr().out
+    assert f"+++ {home / '.claude' / 'settings.json'}" in out and '+    "SessionEnd": [' in out
+    assert "nothing written" in out.splitlines()[-1]
+    assert snapshot(home) == before
+
+    assert run(tmp_path / "state", "install", "codex", "--dry-run", "--json") == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["dry_run"] is True and doc["changed"] is True and doc["action"] == "install"
+    assert {Path(f["path"]).name: f["change"] for f in doc["files"]} == {"hooks.json": "create", "config.toml": "create"}
+    assert "[mcp_servers.scriptorium]" in next(f["diff"] for f in doc["files"] if f["path"].endswith("config.toml"))
+    assert snapshot(home) == before
+
+
+def test_the_installed_command_is_this_installations_scriptorium(home, tmp_path):
+    exe = Path(sys.executable).with_name("scriptorium")
+    env = dict(os.environ, HOME=str(home))
+    done = subprocess.run([str(exe), "--state", str(tmp_path / "state"), "install", "codex", "--json"],
+                          capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == 0, done.stderr
+    config = tomlkit.parse((home / ".codex" / "config.toml").read_text())
+    assert config["mcp_servers"]["scriptorium"]["command"] == str(exe)
