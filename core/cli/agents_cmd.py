@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from ..sanitize import sanitize_line
 from .common import CliContext, CliError, add_json_flag, emit_json
 
 AGENTS = ("claude-code", "codex", "pi")
@@ -25,6 +26,10 @@ def register(sub: argparse._SubParsersAction) -> None:
         p.add_argument("--dry-run", action="store_true", help="show the diff, write nothing")
         add_json_flag(p)
         p.set_defaults(func=cmd_wire, action=action)
+
+    d = sub.add_parser("doctor", help="is memory wired into the agents and working? (exit 1 when not)")
+    add_json_flag(d)
+    d.set_defaults(func=cmd_doctor)
 
 
 def cmd_wire(args: argparse.Namespace, ctx: CliContext) -> int:
@@ -60,3 +65,41 @@ def _summary(plan) -> str:
         return f"{plan.agent} ({plan.scope}): {state}, nothing to change"
     files = ", ".join(f"{c.kind} {c.path}" for c in plan.changes if c.kind != "unchanged")
     return f"{plan.agent} ({plan.scope}) {done}: {files}"
+
+
+def cmd_doctor(args: argparse.Namespace, ctx: CliContext) -> int:
+    from ..agents.doctor import diagnose
+
+    report = diagnose(ctx.state_dir)
+    if args.json:
+        emit_json(report.to_json())
+        return 0 if report.healthy else 1
+    for check in report.checks:
+        print(f"{check.name:<7}{'ok' if check.ok else 'FAIL':<6}{sanitize_line(check.detail)}")
+    for agent in report.agents:
+        where = "; ".join(f"{s.scope}: {', '.join(s.where)}" for s in agent.scopes if s.where)
+        state = "installed" if agent.installed else ("partly installed" if agent.partial else "not installed")
+        print(f"{agent.agent:<13}{state}" + (f" ({sanitize_line(where)})" if where else ""))
+        for event, call in agent.last_calls.items():
+            line = f"  {sanitize_line(event):<20}{sanitize_line(call.outcome):<8}{_when(call.time)}"
+            if call.ms is not None:
+                line += f"  {call.ms:.0f} ms"
+            if call.error:
+                line += f"  {sanitize_line(call.error)}"
+            print(line)
+        for call in agent.errors:
+            if agent.last_calls.get(call.event) is not call:
+                print(f"  earlier error: {sanitize_line(call.event)} {_when(call.time)}  {sanitize_line(call.error or '')}")
+    if report.healthy:
+        print("healthy")
+        return 0
+    print(f"{len(report.problems)} problem{'s' if len(report.problems) != 1 else ''}:")
+    for problem in report.problems:
+        print(f"  {sanitize_line(problem)}")
+    return 1
+
+
+def _when(epoch: float) -> str:
+    from datetime import datetime
+
+    return datetime.fromtimestamp(epoch).astimezone().strftime("%Y-%m-%d %H:%M:%S")

@@ -1,0 +1,175 @@
+"""`scriptorium doctor`: is memory wired into the agents, and is it working?
+
+For each agent: whether its configuration holds our hooks and MCP server (user and project
+scope, and where), the last hook call of each kind with its outcome and time, recent hook
+errors (from the hook log). For the installation: whether the state directory, git and
+the writer's model are usable. Healthy means all three are usable, no install is half
+done, and no kind of hook call failed the last time it ran.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from . import hook_log
+from .hook_log import HookCall
+from .install import AGENTS, SCOPES, Status, make_target, status
+
+RECENT_ERRORS = 5
+LOG_WINDOW = 500
+
+
+@dataclass
+class Check:
+    name: str
+    ok: bool
+    detail: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "ok": self.ok, "detail": self.detail}
+
+
+@dataclass
+class AgentReport:
+    agent: str
+    scopes: list[Status]
+    last_calls: dict[str, HookCall]  # event -> its newest call
+    errors: list[HookCall]  # newest first
+
+    @property
+    def installed(self) -> bool:
+        return any(s.installed for s in self.scopes)
+
+    @property
+    def partial(self) -> bool:
+        return any(s.partial for s in self.scopes)
+
+    @property
+    def failing(self) -> list[str]:
+        return [event for event, call in self.last_calls.items() if call.outcome == "error"]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "agent": self.agent, "installed": self.installed, "partial": self.partial,
+            "scopes": [s.to_json() for s in self.scopes],
+            "last_calls": {event: call.to_json() for event, call in self.last_calls.items()},
+            "errors": [call.to_json() for call in self.errors],
+        }
+
+
+@dataclass
+class Report:
+    state_dir: Path
+    checks: list[Check]
+    agents: list[AgentReport]
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def healthy(self) -> bool:
+        return not self.problems
+
+    def to_json(self) -> dict[str, Any]:
+        return {"healthy": self.healthy, "problems": self.problems, "state_dir": str(self.state_dir),
+                "checks": [c.to_json() for c in self.checks], "agents": [a.to_json() for a in self.agents]}
+
+
+def diagnose(state_dir: Path, *, home: Path | None = None, project: Path | None = None,
+             command: str | None = None, check_model: bool = True) -> Report:
+    state_dir = Path(state_dir)
+    checks = [check_state(state_dir), check_git()]
+    if check_model:
+        checks.append(check_model_usable(state_dir))
+    calls = hook_log.recent(state_dir, LOG_WINDOW)
+    agents = [agent_report(agent, state_dir, calls, home=home, project=project, command=command) for agent in AGENTS]
+    report = Report(state_dir, checks, agents)
+    report.problems += [f"{c.name}: {c.detail}" for c in checks if not c.ok]
+    for a in agents:
+        if a.partial:
+            where = ", ".join(w for s in a.scopes if s.partial for w in s.where)
+            report.problems.append(f"{a.agent}: only partly installed ({where}); run `scriptorium install {a.agent}`")
+        for event in a.failing:
+            report.problems.append(f"{a.agent}: the last {event} hook failed: {a.last_calls[event].error or 'error'}")
+    return report
+
+
+def agent_report(agent: str, state_dir: Path, calls: list[HookCall], *, home: Path | None = None,
+                 project: Path | None = None, command: str | None = None) -> AgentReport:
+    scopes = [status(make_target(agent, scope, state_dir, home=home, project=project, command=command or "scriptorium"))
+              for scope in SCOPES]
+    mine = [c for c in calls if c.agent == agent]
+    last: dict[str, HookCall] = {}
+    for call in mine:  # newest first
+        last.setdefault(call.event, call)
+    errors = [c for c in mine if c.outcome == "error"][:RECENT_ERRORS]
+    return AgentReport(agent, scopes, last, errors)
+
+
+def check_state(state_dir: Path) -> Check:
+    if not state_dir.exists():
+        return Check("state", True, f"{state_dir} (not created yet: the first import or hook creates it)")
+    if not state_dir.is_dir():
+        return Check("state", False, f"{state_dir} is not a directory")
+    if not os.access(state_dir, os.R_OK | os.W_OK | os.X_OK):
+        return Check("state", False, f"{state_dir} is not readable and writable")
+    memory = state_dir / "memory"
+    if memory.exists():
+        runtime = memory / ".scriptorium"
+        if runtime.exists() and not os.access(runtime, os.W_OK):
+            return Check("state", False, f"{runtime} is not writable")
+        if not (memory / ".git").exists():
+            return Check("state", False, f"{memory} is not a git repository (a damaged state directory?)")
+    return Check("state", True, str(state_dir))
+
+
+def check_git() -> Check:
+    exe = shutil.which("git")
+    if exe is None:
+        return Check("git", False, "git is not on PATH (memory is a git repository)")
+    try:
+        done = subprocess.run([exe, "--version"], capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError) as exc:
+        return Check("git", False, f"{exe} does not run: {exc}")
+    if done.returncode != 0:
+        return Check("git", False, f"{exe} --version failed")
+    return Check("git", True, done.stdout.strip())
+
+
+# Where the usual providers read their key (litellm's own names); anything else is reported unverified.
+_PROVIDER_KEYS = {
+    "openai": ("OPENAI_API_KEY",), "anthropic": ("ANTHROPIC_API_KEY",), "gemini": ("GEMINI_API_KEY", "GOOGLE_API_KEY"),
+    "mistral": ("MISTRAL_API_KEY",), "groq": ("GROQ_API_KEY",), "deepseek": ("DEEPSEEK_API_KEY",),
+    "openrouter": ("OPENROUTER_API_KEY",), "ollama": (), "ollama_chat": (),
+}
+_BARE_PREFIXES = {"gpt-": "openai", "o1": "openai", "o3": "openai", "o4": "openai", "claude-": "anthropic"}
+
+
+def check_model_usable(state_dir: Path) -> Check:
+    """The writer's model: the offline one always works; any other needs litellm installed and
+    its provider's key in the environment. Checked without importing litellm (seconds, and the
+    TUI shows this too) and without calling the model."""
+    from ..writer.model import OFFLINE_MODEL, resolve_model
+
+    try:
+        model = resolve_model(state_dir)
+    except Exception as exc:  # an unreadable config.toml
+        return Check("model", False, f"cannot read the model setting: {exc}")
+    if model == OFFLINE_MODEL:
+        return Check("model", True, f"{model} (no language model configured: memory is written offline)")
+    if model.split("/", 1)[0] == "scriptorium":
+        return Check("model", True, model)
+    if importlib.util.find_spec("litellm") is None:
+        return Check("model", False, f"{model} needs litellm, which is not installed")
+    provider = model.split("/", 1)[0] if "/" in model else next(
+        (p for prefix, p in _BARE_PREFIXES.items() if model.startswith(prefix)), None)
+    keys = _PROVIDER_KEYS.get(provider or "")
+    if keys is None:
+        return Check("model", True, f"{model} (credentials not verified for this provider)")
+    if keys and not any(os.environ.get(k) for k in keys):
+        return Check("model", False, f"{model}: {' or '.join(keys)} is not set")
+    return Check("model", True, model)
