@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from contextlib import contextmanager
 from collections.abc import Iterator
 from pathlib import Path
 
-from ..importers import KINDS
+from ..importers import IMPORTERS, KINDS
 from ..importers.run import ImportReport, Progress, import_sources
 from ..sanitize import sanitize_line
 from .common import CliContext, CliError, add_json_flag, emit_json
@@ -39,7 +40,25 @@ def cmd_import(args: argparse.Namespace, ctx: CliContext) -> int:
         emit_json(report.to_json())
     else:
         print_report(report)
-    return 1 if report.errors else 0
+    wrong = wrong_kind(report, [p for p in args.paths if p.is_file()])
+    if wrong:
+        print(f"scriptorium: {wrong}", file=sys.stderr)
+    return 1 if report.errors or wrong else 0
+
+
+def wrong_kind(report: ImportReport, given: list[Path]) -> str:
+    """One line when a file was not of the asked kind: one of another known kind, or a file
+    named on the command line (a stray file met while scanning a directory is no error)."""
+    given_set = {p.expanduser().resolve() for p in given}
+    bad = [(path, other) for path, other in report.refused if other or path.expanduser().resolve() in given_set]
+    if not bad:
+        return ""
+    path, other = next(((p, o) for p, o in bad if o), bad[0])
+    label = IMPORTERS[report.kind].LABEL
+    hint = (f"it looks like a {IMPORTERS[other].LABEL} (try: scriptorium import {other} PATH)" if other
+            else "nor any kind this version imports")
+    more = f" ({len(bad) - 1} more file(s) like it)" if len(bad) > 1 else ""
+    return sanitize_line(f"{path} is not a {label}: {hint}{more}")
 
 
 @contextmanager

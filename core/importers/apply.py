@@ -18,7 +18,7 @@ from ..sessions.nodes import clean_text
 from ..sessions.store import SessionError, SessionExists, SessionStore
 from .plan import PlannedNode, SessionPlan
 
-ROLE_OF = {"user": "user", "assistant": "assistant", "tool": "tool"}
+ROLE_OF = {"user": "user", "assistant": "assistant", "tool": "tool", "runtime": "user"}
 
 
 @dataclass
@@ -115,7 +115,7 @@ def _clean_deep(value: Any) -> Any:
 def _append(store: SessionStore, sid: str, node: PlannedNode) -> None:
     text, name, args, metadata = _clean((node.text, node.name, node.input, node.metadata))
     if node.kind == "summary":
-        store.append_summary(sid, node.covers, text, node_id=node.id, created_at=node.created_at)
+        store.append_summary(sid, node.covers, text, node_id=node.id, created_at=node.created_at, at=node.predecessor)
     elif node.kind == "spawn":
         store.spawn_branch(sid, text, caller=node.caller, node_id=node.id, created_at=node.created_at,
                            metadata=metadata)
@@ -123,5 +123,7 @@ def _append(store: SessionStore, sid: str, node: PlannedNode) -> None:
         store.append(sid, "tool", text, predecessor=None, caller=node.caller, name=name, input=args,
                      metadata=metadata, node_id=node.id, created_at=node.created_at, move_head=False)
     else:
+        if node.kind == "runtime":
+            metadata = {**metadata, "display": "runtime"}
         store.append(sid, ROLE_OF[node.kind], text, predecessor=node.predecessor, name=name,
                      metadata=metadata, node_id=node.id, created_at=node.created_at, move_head=node.on_head)

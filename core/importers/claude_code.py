@@ -14,12 +14,21 @@ Compaction: the `compact_boundary` record (`parentUuid: null`,
 become one summary node covering the turns it replaced; the conversation continues
 from the logical parent. Sub-agents (`isSidechain`, inline or in
 `<session>/subagents/agent-<id>.jsonl`) become spawn branches whose root names the
-turn that called the `Task` tool.
+turn that called the `Task` tool. The compactor's own transcript
+(`subagents/agent-acompact-*.jsonl`) is Claude Code summarising, not a sub-agent
+the user asked for: it is not imported.
+
+A prompt typed as a slash command (`<command-name>/x</command-name>…<command-args>…`)
+is the user's turn, as `/x args`; a command with no arguments (`/clear`, `/model`)
+is not. Records Claude Code writes as "user" on its own behalf — a background task's
+`<task-notification>`, hook feedback — are runtime nodes: the reply hangs under them,
+but they are no prompt and no record.
 """
 
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -29,11 +38,17 @@ from .jsonl import discover_jsonl, iter_records, peek_records
 from .plan import PlannedNode, SessionPlan, ToolTracker, as_text, parse_time, safe_id, shown, str_field, title_of
 
 KIND = "claude-code"
+LABEL = "Claude Code transcript"
 SESSION_PREFIX = "cc-"
 NON_TURN_TYPES = frozenset({"file-history-snapshot", "queue-operation", "summary", "custom-title"})
 LOCAL_COMMAND_TAGS = ("<command-name>", "<command-message>", "<command-args>", "<local-command-stdout>",
                       "<local-command-stderr>", "<local-command-caveat>", "<bash-input>", "<bash-stdout>",
                       "<bash-stderr>")
+COMMAND_NAME_RE = re.compile(r"<command-name>\s*(.*?)\s*</command-name>", re.S)
+COMMAND_ARGS_RE = re.compile(r"<command-args>(.*?)</command-args>", re.S)
+RUNTIME_PREFIXES = ("<task-notification>", "<user-prompt-submit-hook>", "<system-reminder>", "Stop hook feedback:",
+                    "SubagentStop hook feedback:", "PreToolUse:", "PostToolUse:")
+COMPACTOR_FILE_PREFIX = "agent-acompact"
 INTERRUPT_PREFIX = "[Request interrupted by user"
 SPAWN_TOOLS = frozenset({"Task", "Agent"})
 WARMUP_PROMPT = "Warmup"
@@ -162,7 +177,7 @@ class _Folder:
         stripped = text.strip()
         reason = None
         if record.get("isCompactSummary"):
-            self._compact_summary(uuid, parent, on_head, text)
+            self._compact_summary(uuid, parent, on_head, text, created)
             return
         if record.get("isMeta"):
             reason = "meta message injected by Claude Code"
@@ -170,8 +185,13 @@ class _Folder:
             reason = "empty user message"
         elif stripped.startswith(INTERRUPT_PREFIX):
             reason = "interrupt marker"
+        elif stripped.startswith(RUNTIME_PREFIXES):
+            self._runtime(uuid, parent, on_head, text, created)
+            return
         elif stripped.startswith(LOCAL_COMMAND_TAGS):
-            reason = "local slash command / shell escape"
+            text = command_prompt(stripped)
+            if not text:
+                reason = "local slash command / shell escape"
         if reason:
             self.effective[uuid] = self.resolve(parent, on_head)
             self.plan.folded[reason] += 1
@@ -191,6 +211,14 @@ class _Folder:
         self.add_chain(node, uuid)
         self.replays[key] = node.id
 
+    def _runtime(self, uuid: str, parent: Any, on_head: bool, text: str, created: float | None) -> None:
+        anchor = self.resolve(parent, on_head)
+        node = PlannedNode(id=safe_id(uuid), kind="runtime", text=text,
+                           predecessor=self.plan.attach_point(anchor, prompt=False), created_at=created,
+                           metadata={"source": KIND}, on_head=on_head)
+        self.add_chain(node, uuid)
+        self.plan.notes["runtime message (task notification / hook feedback, not a record)"] += 1
+
     def _spawn(self, record: dict[str, Any], nid: str, text: str, created: float | None) -> PlannedNode:
         agent = record.get("agentId")
         call = self.agent_calls.get(agent) if isinstance(agent, str) else None
@@ -207,11 +235,11 @@ class _Folder:
         return PlannedNode(id=nid, kind="spawn", text=text, caller=caller, created_at=created, metadata=metadata,
                            on_head=False)
 
-    def _compact_summary(self, uuid: str, parent: Any, on_head: bool, text: str) -> None:
+    def _compact_summary(self, uuid: str, parent: Any, on_head: bool, text: str, created: float | None) -> None:
         anchor = self.resolve(parent, on_head)
         self.effective[uuid] = anchor
         covers = self.plan.path_since_compaction(anchor) if anchor != ROOT_ID else []
-        self.plan.add_summary(safe_id(uuid), text, covers)
+        self.plan.add_summary(safe_id(uuid), text, covers, at=anchor, created_at=created)
 
     def _assistant(self, record: dict[str, Any], uuid: str, parent: Any, on_head: bool) -> None:
         message = record.get("message") if isinstance(record.get("message"), dict) else {}
@@ -263,6 +291,17 @@ class _Folder:
 # --- files -------------------------------------------------------------------
 
 
+def command_prompt(text: str) -> str:
+    """A slash command's invocation as the user typed it (`/name args`), or "" when it has
+    no arguments: then it is a local command (`/clear`, `/model`), not a prompt."""
+    args = COMMAND_ARGS_RE.search(text)
+    if args is None or not args.group(1).strip():
+        return ""
+    name = COMMAND_NAME_RE.search(text)
+    command = name.group(1).strip() if name else ""
+    return f"{command} {args.group(1).strip()}".strip()
+
+
 def _session_of(path: Path) -> tuple[str, bool] | None:
     """(source session id, is a sub-agent file) from the first records of a file, or None
     when those records do not look like Claude Code's (no `sessionId`/`uuid` anywhere)."""
@@ -274,6 +313,10 @@ def _session_of(path: Path) -> tuple[str, bool] | None:
             return sid, sidechain or bool(record.get("isSidechain"))
         looks_right = looks_right or str_field(record, "type") in NON_TURN_TYPES or "uuid" in record
     return (path.stem, sidechain) if looks_right else None
+
+
+def recognizes(path: Path) -> bool:
+    return _session_of(path) is not None
 
 
 def discover(paths: Iterable[Path]) -> list[Path]:
@@ -305,7 +348,7 @@ def plan_sessions(files: Iterable[Path]) -> Iterator[SessionPlan]:
 
 
 def _not_ours(path: Path) -> SessionPlan:
-    plan = SessionPlan(session_id="", kind=KIND, sources=[path])
+    plan = SessionPlan(session_id="", kind=KIND, sources=[path], refused=True)
     plan.skipped["file is not a Claude Code transcript"] += 1
     return plan
 
@@ -320,6 +363,10 @@ def plan_session(source_id: str, mains: list[Path], agents: list[Path]) -> Sessi
                 plan.meta["cwd"] = record["cwd"]
             folder.feed(record)
     for path in agents:
+        if path.name.startswith(COMPACTOR_FILE_PREFIX):
+            plan.sources.append(path)
+            plan.skipped["compaction agent transcript (Claude Code summarising, not a sub-agent)"] += 1
+            continue
         for _, record in iter_records(path, plan):
             message = record.get("message")
             if record.get("type") == "user" and not record.get("parentUuid") and isinstance(message, dict) \

@@ -14,11 +14,19 @@ sub-agent's first own prompt becomes a spawn branch linked to the parent's turn.
 that are injected context (`<environment_context>`, AGENTS.md instructions…) and
 developer/system items are not turns. `compacted` items become summary nodes and
 `thread_rolled_back` moves the branch point back, so the next prompt forks.
+
+A shell call's output is stored as a JSON string (`{"output": …, "metadata":
+{"exit_code": …}}`): it is decoded, so a tool node holds the text and its exit code.
+The readable reasoning summaries (`reasoning.summary`) are part of what the assistant
+said: they open the next assistant message's text in a `<reasoning>` section, or,
+when the model goes straight to a tool call or the next prompt, become an assistant
+turn of their own (the calls hang under it); `metadata.reasoning` marks such turns.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import re
 from collections.abc import Iterable, Iterator
@@ -28,9 +36,11 @@ from typing import Any
 
 from ..sessions.nodes import ROOT_ID
 from .jsonl import discover_jsonl, iter_records, peek_records
-from .plan import PlannedNode, SessionPlan, ToolTracker, as_text, parse_time, safe_id, shown, str_field
+from .plan import (PlannedNode, SessionPlan, ToolTracker, as_text, parse_time, safe_id, shown, str_field,
+                   with_reasoning)
 
 KIND = "codex"
+LABEL = "Codex rollout"
 SESSION_PREFIX = "codex-"
 CALL_TYPES = frozenset({"function_call", "custom_tool_call", "local_shell_call", "tool_search_call"})
 OUTPUT_TYPES = frozenset({"function_call_output", "custom_tool_call_output", "local_shell_call_output",
@@ -41,6 +51,7 @@ MIRROR_EVENTS = frozenset({"user_message", "agent_message", "agent_reasoning", "
 NON_TURN_TYPES = frozenset({"turn_context", "world_state", "inter_agent_communication_metadata"})
 INJECTED_RE = re.compile(r"^\s*<([A-Za-z_][\w -]*)>.*</\1>\s*$", re.S)
 INJECTED_PREFIXES = ("# AGENTS.md instructions", "<environment_context>", "<user_instructions>")
+EXIT_LINE_RE = re.compile(r"^(?:Process exited with code|Exit code:) (-?\d+)$", re.M)  # plain-text shell output
 
 
 def default_roots() -> list[Path]:
@@ -102,6 +113,10 @@ def read_header(path: Path) -> Rollout:
     return rollout
 
 
+def recognizes(path: Path) -> bool:
+    return bool(read_header(path).meta)
+
+
 def _family_root(rollout: Rollout, parents: dict[str, str | None]) -> str:
     tid, seen = rollout.thread_id, set()
     while parents.get(tid) and tid not in seen:
@@ -141,7 +156,7 @@ def plan_sessions(files: Iterable[Path]) -> Iterator[SessionPlan]:
         if rollout.meta:
             rollouts.append(rollout)
         else:
-            plan = SessionPlan(session_id="", kind=KIND, sources=[path])
+            plan = SessionPlan(session_id="", kind=KIND, sources=[path], refused=True)
             plan.skipped["file is not a Codex rollout (no session_meta)"] += 1
             yield plan
     parents: dict[str, str | None] = {}
@@ -190,6 +205,8 @@ class _RolloutFolder:
         self.on_head = rollout.relation != "spawn"
         self.spawn_pending = rollout.relation == "spawn"
         self.leading_metas = True
+        self.reasoning: list[str] = []  # summaries not yet part of a turn
+        self.reasoning_at: float | None = None
 
     def feed(self, number: int, record: dict[str, Any]) -> None:
         rtype = str_field(record, "type")
@@ -207,7 +224,7 @@ class _RolloutFolder:
         elif rtype == "event_msg" and payload is not None:
             self._event(payload)
         elif rtype == "compacted" and payload is not None:
-            self._compacted(payload)
+            self._compacted(payload, created)
         elif rtype == "session_meta":
             self.plan.skipped["session_meta after the first line"] += 1
         elif rtype in NON_TURN_TYPES or record.get("record_type") == "state":
@@ -222,17 +239,21 @@ class _RolloutFolder:
         if itype == "message":
             self._message(item, created)
         elif itype == "reasoning":
-            self.plan.folded["reasoning"] += 1
+            self._reasoning(item, created)
         elif itype in CALL_TYPES:
+            self._flush_reasoning()
             call_id = str(item.get("call_id") or item.get("id") or "")
             args = item.get("arguments") if "arguments" in item else item.get("input", item.get("action"))
             self.family.tools.call(call_id, str(item.get("name") or itype), args, self.tip, created)
             self.plan.folded["tool call (into its tool node)"] += 1
         elif itype in OUTPUT_TYPES:
             output = item.get("output") if "output" in item else item.get("tools")
-            self.family.tools.result(str(item.get("call_id") or ""), output, created, fallback_caller=self.tip)
+            output, extra = decode_output(output)
+            self.family.tools.result(str(item.get("call_id") or ""), output, created, fallback_caller=self.tip,
+                                     extra=extra)
             self.plan.folded["tool output (into its tool node)"] += 1
         elif itype in ONE_SHOT_TYPES:
+            self._flush_reasoning()
             call_id = str(item.get("id") or item.get("call_id") or f"{itype}-{self.tip}-{created}")
             self.family.tools.call(call_id, str(itype), item.get("action") or item.get("revised_prompt"), self.tip,
                                    created)
@@ -245,6 +266,23 @@ class _RolloutFolder:
         else:
             self.plan.skipped[f"unknown response item ({shown(itype)})"] += 1
 
+    def _reasoning(self, item: dict[str, Any], created: float | None) -> None:
+        summary = item.get("summary")
+        texts = [b["text"].strip() for b in summary if isinstance(b, dict) and isinstance(b.get("text"), str)
+                 and b["text"].strip()] if isinstance(summary, list) else []
+        if not texts:
+            self.plan.folded["reasoning without a readable summary"] += 1
+            return
+        self.reasoning.extend(texts)
+        if self.reasoning_at is None:
+            self.reasoning_at = created
+        self.plan.folded["reasoning summary (into the assistant turn)"] += 1
+
+    def _flush_reasoning(self) -> None:
+        """Reasoning followed by no message of its own: an assistant turn of its own."""
+        if self.reasoning:
+            self._turn("assistant", "", self.reasoning_at)
+
     def _message(self, item: dict[str, Any], created: float | None) -> None:
         role = str_field(item, "role")
         content = item.get("content")
@@ -254,6 +292,7 @@ class _RolloutFolder:
             if not stripped or INJECTED_RE.match(stripped) or stripped.startswith(INJECTED_PREFIXES):
                 self.plan.skipped["injected context (environment, instructions)"] += 1
                 return
+            self._flush_reasoning()
             self._turn("user", text, created)
         elif role == "assistant":
             blocks = content if isinstance(content, list) else [{"type": "output_text", "text": content}]
@@ -267,6 +306,10 @@ class _RolloutFolder:
             self.plan.skipped[f"{shown(role) or 'unknown-role'} message (not a turn)"] += 1
 
     def _turn(self, role: str, text: str, created: float | None) -> None:
+        reasoned = role == "assistant" and bool(self.reasoning)
+        if reasoned:
+            text = with_reasoning(self.reasoning, text)
+            self.reasoning, self.reasoning_at = [], None
         nid = _content_id(self.tip, role, text)
         if self.plan.has(nid):
             self.tip = nid
@@ -281,9 +324,11 @@ class _RolloutFolder:
                                metadata={"imported_from": KIND, "thread_id": self.rollout.thread_id})
             self.spawn_pending = False
         else:
-            metadata = {"source": KIND}
+            metadata: dict[str, Any] = {"source": KIND}
             if self.rollout.relation == "fork":
                 metadata["thread_id"] = self.rollout.thread_id
+            if reasoned:
+                metadata["reasoning"] = True
             node = PlannedNode(id=nid, kind=role, text=text, predecessor=self.tip, created_at=created,
                                metadata=metadata, on_head=self.on_head)
         self.plan.add(node)
@@ -334,7 +379,7 @@ class _RolloutFolder:
         self.tip = nid or ROOT_ID
         self.plan.notes["rollback (the next prompt forks)"] += 1
 
-    def _compacted(self, payload: dict[str, Any]) -> None:
+    def _compacted(self, payload: dict[str, Any], created: float | None) -> None:
         text = payload.get("message") if isinstance(payload.get("message"), str) else ""
         if not text.strip():
             history = payload.get("replacement_history")
@@ -345,7 +390,32 @@ class _RolloutFolder:
             self.plan.skipped["copied parent history (de-duplicated)"] += 1
             return
         covers = self.plan.path_since_compaction(self.tip) if self.tip != ROOT_ID else []
-        self.plan.add_summary(nid, text, covers)
+        self.plan.add_summary(nid, text, covers, at=self.tip, created_at=created)
+
+
+def decode_output(output: Any) -> tuple[Any, dict[str, Any]]:
+    """A tool output as text plus what Codex said about the run (exit code, duration).
+
+    Codex stores a shell call's result as a JSON string, `{"output": "...", "metadata":
+    {"exit_code": 0, "duration_seconds": 0.1}}`; newer versions write plain text with an
+    `Exit code: N` / `Process exited with code N` line."""
+    extra: dict[str, Any] = {}
+    if isinstance(output, str) and output.startswith("{") and '"output"' in output:
+        try:
+            decoded = json.loads(output)
+        except ValueError:
+            decoded = None
+        if isinstance(decoded, dict) and isinstance(decoded.get("output"), str):
+            meta = decoded.get("metadata") if isinstance(decoded.get("metadata"), dict) else {}
+            for key in ("exit_code", "duration_seconds"):
+                if isinstance(meta.get(key), (int, float)) and not isinstance(meta.get(key), bool):
+                    extra[key] = meta[key]
+            return decoded["output"], extra
+    if isinstance(output, str):
+        found = EXIT_LINE_RE.search(output[:2000])
+        if found:
+            extra["exit_code"] = int(found.group(1))
+    return output, extra
 
 
 def plan_family(root: str, members: list[Rollout]) -> SessionPlan:

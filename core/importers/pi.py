@@ -5,7 +5,9 @@ place (`/tree`), so every fork of that tree is a real one and is kept. Entries t
 are not turns — model and thinking-level changes, labels, `session_info`, extension
 state — are folded into the turn they hang under; tool results become `tool` nodes
 of the assistant turn that made the call. `compaction` and `branch_summary` entries
-become summary nodes. Version 1 files (linear, no ids) get positional ids: they are
+become summary nodes, each hung where it happened. An assistant message that only
+calls tools is no turn of its own: its tool nodes hang under the turn before it, as
+Claude Code's do — unless it starts a second branch there, which stays a fork. Version 1 files (linear, no ids) get positional ids: they are
 append-only, so a line number is as stable as an id there.
 """
 
@@ -21,6 +23,7 @@ from .jsonl import discover_jsonl, iter_records, peek_records
 from .plan import PlannedNode, SessionPlan, ToolTracker, as_text, parse_time, safe_id, shown, str_field, title_of
 
 KIND = "pi"
+LABEL = "pi session"
 SESSION_PREFIX = "pi-"
 NON_TURN_TYPES = frozenset({"model_change", "thinking_level_change", "label", "session_info", "custom"})
 
@@ -34,11 +37,15 @@ def discover(paths: Iterable[Path]) -> list[Path]:
     return discover_jsonl(paths)
 
 
+def recognizes(path: Path) -> bool:
+    first = next(peek_records(path, limit=1), None)
+    return first is not None and first.get("type") == "session"
+
+
 def plan_sessions(files: Iterable[Path]) -> Iterator[SessionPlan]:
     for path in files:
-        first = next(peek_records(path, limit=1), None)
-        if first is None or first.get("type") != "session":
-            plan = SessionPlan(session_id="", kind=KIND, sources=[path])
+        if not recognizes(path):
+            plan = SessionPlan(session_id="", kind=KIND, sources=[path], refused=True)
             plan.skipped["file is not a pi session (no session header)"] += 1
             yield plan
         else:
@@ -79,7 +86,7 @@ class _Folder:
         if etype == "message":
             self._message(eid, entry.get("message"), anchor, created)
         elif etype == "compaction":
-            self._compaction(eid, entry, anchor)
+            self._compaction(eid, entry, anchor, created)
         elif etype == "branch_summary":
             self._branch_summary(eid, entry, anchor)
         elif etype == "custom_message":
@@ -105,19 +112,23 @@ class _Folder:
             texts = [b["text"] for b in content if isinstance(b, dict) and b.get("type") == "text"
                      and isinstance(b.get("text"), str) and b["text"].strip()]
             calls = [b for b in content if isinstance(b, dict) and b.get("type") == "toolCall"]
-            if not texts and not calls:
+            caller = anchor
+            if texts or (calls and self.plan.has_children(anchor)):  # a tool-only turn that starts a fork stays
+                metadata: dict[str, Any] = {"source": KIND}
+                for key in ("model", "provider", "stopReason"):
+                    if isinstance(message.get(key), str):
+                        metadata[key] = message[key]
+                node = PlannedNode(id=nid, kind="assistant", text="\n\n".join(texts), predecessor=anchor,
+                                   created_at=created, name=str(message.get("model") or ""), metadata=metadata)
+                self._turn(node, eid)
+                caller = node.id
+            elif calls:
+                self.plan.folded["assistant message that only calls tools (its tools hang under the turn before)"] += 1
+            else:
                 self.plan.folded["assistant message without text or tool call"] += 1
-                return
-            metadata: dict[str, Any] = {"source": KIND}
-            for key in ("model", "provider", "stopReason"):
-                if isinstance(message.get(key), str):
-                    metadata[key] = message[key]
-            node = PlannedNode(id=nid, kind="assistant", text="\n\n".join(texts), predecessor=anchor,
-                               created_at=created, name=str(message.get("model") or ""), metadata=metadata)
-            self._turn(node, eid)
             for call in calls:
                 self.tools.call(str(call.get("id") or ""), str(call.get("name") or ""), call.get("arguments"),
-                                node.id, created)
+                                caller, created)
         elif role == "toolResult":
             self.tools.result(str(message.get("toolCallId") or ""), message.get("content"), created,
                               fallback_caller=anchor, is_error=bool(message.get("isError")),
@@ -137,19 +148,24 @@ class _Folder:
         self.plan.add(node)
         self.effective[eid] = node.id
 
-    def _compaction(self, eid: str, entry: dict[str, Any], anchor: str) -> None:
+    def _compaction(self, eid: str, entry: dict[str, Any], anchor: str, created: float | None) -> None:
         path = self.plan.path_since_compaction(anchor) if anchor != ROOT_ID else []
-        kept = self.resolve(entry.get("firstKeptEntryId"))
+        first_kept = entry.get("firstKeptEntryId")
+        index = entry.get("firstKeptEntryIndex")  # v1: a position in the file, the header being 0
+        if first_kept is None and isinstance(index, int) and not isinstance(index, bool):
+            first_kept = f"L{index + 1}"
+        kept = self.resolve(first_kept)
         if kept in path and path.index(kept) > 0:
             path = path[: path.index(kept)]  # the turns before the first kept one were dropped
-        self.plan.add_summary(safe_id(eid), str(entry.get("summary") or ""), path)
+        self.plan.add_summary(safe_id(eid), str(entry.get("summary") or ""), path, at=anchor, created_at=created)
 
     def _branch_summary(self, eid: str, entry: dict[str, Any], anchor: str) -> None:
         """Summary of the branch left behind (`fromId`), placed beside it at the branch point."""
         kept = set(self.plan.path_to_root(anchor)) if anchor != ROOT_ID else set()
         left = self.resolve(entry.get("fromId"))
         covers = [n for n in self.plan.path_to_root(left) if n not in kept] if left != ROOT_ID else []
-        self.plan.add_summary(safe_id(eid), str(entry.get("summary") or ""), covers)
+        self.plan.add_summary(safe_id(eid), str(entry.get("summary") or ""), covers, at=anchor,
+                              created_at=parse_time(entry.get("timestamp")))
 
 
 def plan_file(path: Path) -> SessionPlan:

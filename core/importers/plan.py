@@ -14,8 +14,11 @@ Shape of the graph (DESIGN §3, formats §1.5):
   that made it (`caller`, no predecessor), like OpenProgram's code nodes. The graph
   therefore shows only user-visible turns, each call is written once when its result
   is known, and a turn's node never has to be rewritten when its tools finish;
-* a compaction becomes a `summary` node covering the turns it replaced (a sibling of
-  the first one, never the head, never a record);
+* a compaction becomes a `summary` node covering the turns it replaced, hung at the
+  turn where the compaction happened (never the head, never a record);
+* a runtime-authored "user" record (a finished background task's notification, hook
+  feedback) is a `runtime` chain node: the conversation goes on from it, but it is
+  no prompt, no title and no record;
 * a sub-agent's conversation is a `spawn` branch whose root names the spawning turn.
 """
 
@@ -33,13 +36,13 @@ from typing import Any
 from ..sessions.nodes import ROOT_ID, clean_text, valid_node_id
 
 TOOL_TEXT_LIMIT = 4000  # chars of a tool's input/output kept on its node; the source file keeps the rest
-CHAIN_KINDS = frozenset({"user", "assistant", "spawn"})
+CHAIN_KINDS = frozenset({"user", "assistant", "spawn", "runtime"})
 
 
 @dataclass
 class PlannedNode:
     id: str
-    kind: str  # "user" | "assistant" | "tool" | "summary" | "spawn"
+    kind: str  # "user" | "assistant" | "tool" | "summary" | "spawn" | "runtime"
     text: str
     predecessor: str | None = None  # chain nodes: a planned id or ROOT
     caller: str = ""  # tool: the turn that made the call; spawn: the spawning turn
@@ -65,6 +68,7 @@ class SessionPlan:
     notes: Counter[str] = field(default_factory=Counter)  # imported, but worth knowing about
     sources: list[Path] = field(default_factory=list)
     bytes_read: int = 0
+    refused: bool = False  # the file is not this importer's kind at all
 
     # graph bookkeeping (planned chain only)
     _ids: set[str] = field(default_factory=set, repr=False)
@@ -103,6 +107,9 @@ class SessionPlan:
         return node
 
     # --- attaching -----------------------------------------------------------
+
+    def has_children(self, nid: str) -> bool:
+        return bool(self._children.get(nid))
 
     def tail(self, nid: str) -> str:
         """The newest chain node under `nid`, following the most recent child each step."""
@@ -148,14 +155,19 @@ class SessionPlan:
         out.reverse()
         return out
 
-    def add_summary(self, node_id: str, text: str, covers: list[str]) -> PlannedNode | None:
-        """A compaction summary over `covers` (planned chain ids, root->tip order)."""
+    def add_summary(self, node_id: str, text: str, covers: list[str], *, at: str,
+                    created_at: float | None = None) -> PlannedNode | None:
+        """A compaction summary over `covers` (planned chain ids, root->tip order), hung at
+        `at`, the turn the conversation had reached when it was compacted."""
         covers = [c for c in covers if c in self._pred]
         if not covers:
             self.skipped["compaction with no imported turn to cover"] += 1
             return None
         self._covered_upto.add(covers[-1])
-        return self.add(PlannedNode(id=node_id, kind="summary", text=text, covers=covers))
+        if at not in self._pred:
+            at = covers[-1]
+        return self.add(PlannedNode(id=node_id, kind="summary", text=text, covers=covers, predecessor=at,
+                                    created_at=created_at))
 
 
 @dataclass
@@ -192,12 +204,13 @@ class ToolTracker:
             self.pending[call_id] = PendingTool(call_id, name, input, caller, created_at, self.plan.chain_count)
 
     def result(self, call_id: str, output: Any, created_at: float | None, *, fallback_caller: str,
-               is_error: bool = False, name: str = "") -> None:
+               is_error: bool = False, name: str = "", extra: dict[str, Any] | None = None) -> None:
+        """`extra`: what the agent said about the run besides its output (exit code, duration)."""
         call = self.pending.pop(call_id, None)
         if call is None:
             self.plan.folded["tool result without a recorded call"] += 1
             call = PendingTool(call_id, name, None, fallback_caller, created_at, self.plan.chain_count)
-        metadata: dict[str, Any] = {"source": self.source, "tool_call_id": call_id}
+        metadata: dict[str, Any] = {"source": self.source, "tool_call_id": call_id, **(extra or {})}
         if is_error:
             metadata["is_error"] = True
         self._plan(call, output, metadata, created_at)
@@ -289,6 +302,19 @@ def as_text(value: Any) -> str:
                 return json.dumps(value, ensure_ascii=False, default=str)
         return "\n".join(p for p in parts if p)
     return json.dumps(value, ensure_ascii=False, default=str)
+
+
+REASONING_OPEN, REASONING_CLOSE = "<reasoning>", "</reasoning>"
+
+
+def with_reasoning(reasoning: list[str], text: str) -> str:
+    """An assistant turn's text with the model's readable reasoning summaries first, in a
+    marked `<reasoning>…</reasoning>` section (the node also carries `metadata.reasoning`),
+    so a turn that only reasoned and called tools still says something to memory."""
+    if not reasoning:
+        return text
+    section = f"{REASONING_OPEN}\n" + "\n\n".join(reasoning) + f"\n{REASONING_CLOSE}"
+    return f"{section}\n\n{text}" if text.strip() else section
 
 
 def clip(text: str, limit: int = TOOL_TEXT_LIMIT) -> str:

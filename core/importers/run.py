@@ -33,6 +33,7 @@ class ImportReport:
     notes: Counter[str] = field(default_factory=Counter)
     seconds: float = 0.0  # how long the import took
     dry_run: bool = False  # planned only: "added" means "would add"
+    refused: list[tuple[Path, str | None]] = field(default_factory=list)  # (file, the kind it looks like)
 
     @property
     def nodes_added(self) -> int:
@@ -62,6 +63,7 @@ class ImportReport:
             "session_ids": [s.session_id for s in self.sessions],
             "seconds": round(self.seconds, 3),
             "dry_run": self.dry_run,
+            "not_this_kind": [{"path": str(path), "looks_like": other} for path, other in self.refused],
         }
 
 
@@ -108,6 +110,8 @@ def import_sources(store: SessionStore, kind: str, paths: Iterable[Path] | None 
                 report.folded.update(plan.folded)
                 report.notes.update(plan.notes)
                 share = sum(_size(f) for f in plan.sources)
+                if plan.refused:
+                    report.refused += [(path, looks_like(path, kind)) for path in plan.sources]
                 if not plan.nodes:
                     meter.advance(share, "")
                     continue  # nothing to import (not a transcript, or nothing but metadata yet)
@@ -129,6 +133,11 @@ def import_sources(store: SessionStore, kind: str, paths: Iterable[Path] | None 
     report.sessions += [f.result() for f in running]
     report.seconds = time.monotonic() - started
     return report
+
+
+def looks_like(path: Path, not_kind: str) -> str | None:
+    """Which other importer's kind a file is, if any (for a useful error on a wrong `kind`)."""
+    return next((kind for kind, module in IMPORTERS.items() if kind != not_kind and module.recognizes(path)), None)
 
 
 def _apply(store: SessionStore, plan: SessionPlan, share: int, meter: _Meter,

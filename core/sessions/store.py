@@ -411,16 +411,19 @@ class SessionStore:
         return st
 
     def append_summary(self, sid: str, covers_ids: list[str], text: str, *, node_id: str | None = None,
-                       created_at: float | None = None) -> Node:
-        """A compaction summary: a sibling of the turns it covers, never the head."""
+                       created_at: float | None = None, at: str | None = None) -> Node:
+        """A compaction summary, never the head: a sibling of the turns it covers (OpenProgram's
+        splice), or, with `at`, a child of the turn where the compaction happened (an imported
+        agent compacts mid-conversation and goes on from there)."""
         if not covers_ids:
             raise InvalidNode("a summary must cover at least one node")
         first = self.entry(sid, covers_ids[0])
         for cid in covers_ids[1:]:
             self.entry(sid, cid)
+        predecessor = first.predecessor if at is None else self.entry(sid, at).id
         nid = node_id or f"summary_{uuid.uuid4().hex[:10]}"
         body = text if text.startswith("[Previous conversation summary]") else "[Previous conversation summary]\n" + text
-        return self.append(sid, "assistant", body, predecessor=first.predecessor, node_id=nid, name="context/summary",
+        return self.append(sid, "assistant", body, predecessor=predecessor, node_id=nid, name="context/summary",
                            metadata={"type": "compactionSummary", "source": "compaction", "compaction": True,
                                      "covers_ids": list(covers_ids)},
                            created_at=created_at if created_at is not None else first.created_at - 1e-6,

@@ -22,18 +22,21 @@ def test_branching_fixture_forks_at_e2(store: SessionStore) -> None:
     assert sid == "pi-fixture-session"
     nodes = store.nodes(sid)
     source = entries(PI_BRANCHING)
-    # e2 is a model change, not a turn: the fork sits where e2 folds (its parent), with e3 and e7 as the branches
+    # e2 is a model change and e3 an assistant message that only calls a tool: both fold into e1, so the
+    # fork sits at e1, between the branch that goes on (e6) and the one that starts with a tool call (e7)
     assert source["e2"]["type"] == "model_change"
-    assert forks(nodes) == {source["e2"]["parentId"]: {"e3", "e7"}}
+    assert forks(nodes) == {source["e2"]["parentId"]: {"e6", "e7"}}
+    assert not store.has_node(sid, "e3")
     assert not store.has_node(sid, "e2")
     assert len(store.list_branches(sid)) == 2
     assert report.skipped["unknown entry type (future_entry)"] == 1
     assert not store.has_node(sid, "e8")
     tool = next(n for n in nodes if n.kind == "tool")
-    assert tool.caller == "e3" and tool.name == "read" and tool.text == "redacted fixture"
+    assert tool.caller == "e1" and tool.name == "read" and tool.text == "redacted fixture"
     summary = store.node(sid, "e5")
     assert summary.kind == "summary" and summary.metadata["covers_ids"] == ["e1"]  # e3 onwards was kept
-    assert store.node(sid, "e6").predecessor == "e3"  # the reply after the compaction continues the branch
+    assert store.node(sid, "e6").predecessor == "e1"  # the reply after the compaction continues the branch
+    assert store.node(sid, "e5").predecessor == "e1"  # the summary hangs where the compaction happened
 
 
 def test_compactions_and_model_changes(store: SessionStore) -> None:
