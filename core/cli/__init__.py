@@ -66,12 +66,29 @@ def main(argv: Sequence[str] | None = None, open_app: AppOpener | None = None) -
     try:
         if getattr(args, "func", None) is None:
             return ctx.open_app()
-        return int(args.func(args, ctx) or 0)
+        code = int(args.func(args, ctx) or 0)
+        sys.stdout.flush()  # inside the guard: a reader that went away fails here, not at exit
+        return code
     except CliError as exc:
         print(f"scriptorium: {exc}", file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        return _reader_gone()
+
+
+def _reader_gone() -> int:
+    """`scriptorium … --json | head`: the reader closed the pipe. Nothing more can be said
+    on stdout; point it at /dev/null so the interpreter's final flush is silent too."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+    return 0
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -48,3 +48,22 @@ def test_exit_codes(tmp_path: Path) -> None:
     bad_after = run(tmp_path, "session", "append", sid, "--role", "user", "--text", "x", "--after", "ghost")
     assert bad_after.returncode == 1 and "ghost" in bad_after.stderr
     assert run(tmp_path, "session", "append", sid, "--role", "user", "--text", "x", "--meta", "novalue").returncode == 2
+
+
+def test_json_into_a_closed_pipe_exits_quietly(tmp_path: Path) -> None:
+    """`scriptorium … --json | head -1`: the reader leaves early; no BrokenPipeError traceback."""
+    from scriptorium.core.sessions.store import SessionStore
+
+    store = SessionStore(tmp_path)
+    sid = store.create_session(title="T")
+    with store.batch(sid):
+        for number in range(40):
+            store.append(sid, "user", f"turn {number} " + "x" * 4000)
+    cli = subprocess.Popen([sys.executable, "-m", "scriptorium.core.cli", "--state", str(tmp_path), "session", "show",
+                            sid, "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert cli.stdout is not None and cli.stderr is not None
+    cli.stdout.read(10)
+    cli.stdout.close()  # like `head` once it has its line
+    err = cli.stderr.read().decode()
+    assert cli.wait(timeout=60) == 0
+    assert "Traceback" not in err and "BrokenPipe" not in err and err == ""
