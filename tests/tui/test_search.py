@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from scriptorium.core.search import workspace_index
-from scriptorium.tui.search.screen import TOP_K, SearchScreen
+from scriptorium.tui.search.model import TOP_K
+from scriptorium.tui.search.screen import SearchScreen
 from scriptorium.tui.topics.screen import TopicsScreen
 from scriptorium.tui.topics.block_inspector import BlockInspector
 from scriptorium.tui.search.search_hits import SearchHits, query_terms

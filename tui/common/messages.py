@@ -7,10 +7,8 @@ from typing import TYPE_CHECKING
 from textual.message import Message
 
 from ..core.model import CoreView
-from ..sessions.model import SessionGraph, SessionListing
+from ..sessions.model import ImportJob, ImportOutcome, SessionGraph, SessionListing, WriteJob, WriteOutcome
 from ..project.model import ProjectView
-from ..sessions.import_run import ImportJob, ImportOutcome
-from ..sessions.write_run import WriteJob, WriteOutcome
 from ..topics.model import BlockInspection, TopicListing
 
 if TYPE_CHECKING:  # the engine's memory and search packages load in workers, not with the app
@@ -18,7 +16,7 @@ if TYPE_CHECKING:  # the engine's memory and search packages load in workers, no
     from scriptorium.core.search import Hit
     from scriptorium.core.writer import Progress, SleepResult
 
-    from ..history.model import CommitDetail, CommitRow
+    from ..history.model import CommitDetail, Commit
     from ..sleep.model import SleepStatus
 
 
@@ -230,7 +228,7 @@ class SleepFinished(Message):
 class HistoryRead(Message):
     """The workspace's commits were listed, newest first."""
 
-    def __init__(self, commits: list[CommitRow]) -> None:
+    def __init__(self, commits: list[Commit]) -> None:
         super().__init__()
         self.commits = commits
 

@@ -3,14 +3,18 @@ The row key is the full sha."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich.text import Text
 from textual.events import Resize
 from textual.widgets import DataTable
 
 from ..common.formatting import when
-from .model import CommitRow
 from ..common.messages import CommitHighlighted
 from ..common.safe_text import untrusted_line
+
+if TYPE_CHECKING:
+    from .model import Commit
 
 KIND_COLOURS = {"write": "node-written", "sleep": "secondary", "edit": "accent", "revert": "node-rewound",
                 "migrate": "node-elsewhere"}
@@ -19,7 +23,7 @@ OTHER_COLUMNS = 8 + 6 + 22 + 22  # sha, kind, when, topics changed (the summary 
 CHROME = 2 + 1 + 2 * 5  # border, scrollbar, one cell of padding each side of five columns
 
 
-def files_label(row: CommitRow) -> str:
+def files_label(row: Commit) -> str:
     topics = row.topic_files
     if not topics:
         return f"none · {len(row.files)} file{'s' if len(row.files) != 1 else ''}" if row.files else "—"
@@ -34,7 +38,7 @@ class CommitList(DataTable):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id, cursor_type="row", zebra_stripes=False, cell_padding=1)
-        self.rows_shown: list[CommitRow] = []
+        self.rows_shown: list[Commit] = []
         self.now = 0.0
         self.summary_width = MAX_SUMMARY
 
@@ -57,7 +61,7 @@ class CommitList(DataTable):
             self.summary_width = width
             self._recolour()
 
-    def show(self, commits: list[CommitRow], now: float, select: str | None = None) -> None:
+    def show(self, commits: list[Commit], now: float, select: str | None = None) -> None:
         """Replace the rows; the cursor goes to `select`, else stays on the same commit."""
         keep = select or self.selected_sha
         self.rows_shown, self.now = commits, now

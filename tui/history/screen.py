@@ -6,6 +6,8 @@ memory. Reading git and reverting run in thread workers.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -17,7 +19,7 @@ from textual.worker import get_current_worker
 
 from scriptorium.core.sanitize import sanitize_line
 
-from .model import CommitDetail, CommitRow
+from . import model
 from ..common.messages import CommitHighlighted, CommitRead, DiskChanged, HistoryRead, RevertFinished
 from .commit_list import CommitList
 from .commit_record import CommitRecord
@@ -25,6 +27,9 @@ from ..common.diagnostics_panel import DiagnosticsPanel
 from ..common.diff_view import DiffView
 from ..common.screen_tabs import ScreenTabs
 from ..topics.dialogs import Choice
+
+if TYPE_CHECKING:
+    from .model import Commit, CommitDetail
 
 EMPTY = ("No memory history yet: the first write, edit or migration creates the workspace "
          "and its first commit.")
@@ -40,7 +45,7 @@ class HistoryScreen(Screen):
 
     def __init__(self) -> None:
         super().__init__()
-        self.commits: list[CommitRow] = []
+        self.commits: list[Commit] = []
         self.detail: CommitDetail | None = None
         self.reverting: str | None = None  # the sha being reverted
         self._select: str | None = None  # the commit to select once the list is read again
@@ -75,9 +80,7 @@ class HistoryScreen(Screen):
 
     @work(thread=True, exclusive=True, group="history")
     def load_history(self) -> None:
-        from .model import list_commits
-
-        commits = list_commits(self.app.state_dir)
+        commits = model.list_commits(self.app.state_dir)
         if not get_current_worker().is_cancelled:
             self.post_message(HistoryRead(commits))
 
@@ -103,10 +106,8 @@ class HistoryScreen(Screen):
             self.load_commit(row)
 
     @work(thread=True, exclusive=True, group="commit")
-    def load_commit(self, row: CommitRow) -> None:
-        from .model import load_commit
-
-        detail = load_commit(self.app.state_dir, row)
+    def load_commit(self, row: Commit) -> None:
+        detail = model.load_commit(self.app.state_dir, row)
         if not get_current_worker().is_cancelled:
             self.post_message(CommitRead(detail))
 
@@ -151,14 +152,8 @@ class HistoryScreen(Screen):
 
     @work(thread=True, exclusive=True, group="revert")
     def revert(self, sha: str) -> None:
-        from scriptorium.core.memory import Workspace, WorkspaceError
-        from scriptorium.core.memory.revert import revert_commit
-
-        try:
-            message = RevertFinished(sha, revert_commit(Workspace.open(self.app.state_dir), sha))
-        except WorkspaceError as exc:
-            message = RevertFinished(sha, None, str(exc))
-        self.post_message(message)
+        result, error = model.revert(self.app.state_dir, sha)
+        self.post_message(RevertFinished(sha, result, error))
 
     async def on_revert_finished(self, message: RevertFinished) -> None:
         self.reverting = None

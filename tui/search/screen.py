@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from scriptorium.core.paths import StatePaths
 from scriptorium.core.sanitize import sanitize_line
 from textual import work
 from textual.app import ComposeResult
@@ -17,12 +16,11 @@ from textual.worker import get_current_worker
 
 from ..common.messages import DiskChanged, SearchFinished
 from ..common.screen_tabs import ScreenTabs
+from . import model
 from .search_hits import SearchHits
 
 if TYPE_CHECKING:
     from scriptorium.core.search import Hit
-
-TOP_K = 20
 
 
 class SearchScreen(Screen):
@@ -76,18 +74,9 @@ class SearchScreen(Screen):
 
     @work(thread=True, exclusive=True, group="search")
     def run_search(self, query: str) -> None:
-        paths = StatePaths(self.app.state_dir)
-        if not paths.topics.is_dir():  # searching would create the index cache: a viewer writes nothing
-            message = SearchFinished(query, [], "No topics yet: nothing to search.")
-        else:
-            from scriptorium.core.search import workspace_index
-
-            try:
-                message = SearchFinished(query, workspace_index(paths.memory).search(query, top_k=TOP_K))
-            except OSError as exc:
-                message = SearchFinished(query, [], f"The topics cannot be read: {exc}")
+        hits, error = model.search(self.app.state_dir, query)
         if not get_current_worker().is_cancelled:
-            self.post_message(message)
+            self.post_message(SearchFinished(query, hits, error))
 
     def on_search_finished(self, message: SearchFinished) -> None:
         if message.query != self.query_text:

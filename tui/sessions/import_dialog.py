@@ -14,7 +14,7 @@ from textual.widgets import Button, Input, RadioButton, RadioSet, Static
 
 from scriptorium.core.sanitize import sanitize_line
 
-from .import_run import KINDS, ImportJob
+from .model import IMPORT_KINDS, ImportJob
 from ..topics.dialogs import DIALOG_CSS
 
 
@@ -38,14 +38,14 @@ class ImportDialog(ModalScreen[ImportJob | None]):
 
     def compose(self) -> ComposeResult:
         present = {kind: [r for r in roots if r.is_dir()] for kind, roots in self.locations.items()}
-        first = next((kind for kind in KINDS if present.get(kind)), next(iter(KINDS)))
+        first = next((kind for kind in IMPORT_KINDS if present.get(kind)), next(iter(IMPORT_KINDS)))
         with Vertical():
             yield Static(Content("Import transcripts"), classes="title", markup=False)
             yield Static(Content("Every session becomes a conversation DAG here, with its real forks. Importing "
                                  "again adds only what is new; the transcripts are only read."), classes="hint",
                          markup=False)
             with RadioSet(id="kind"):
-                for kind, label in KINDS.items():
+                for kind, label in IMPORT_KINDS.items():
                     roots = self.locations.get(kind) or []
                     where = ", ".join(shown_path(r) for r in roots) or "no default location"
                     state = ("", "") if present.get(kind) else ("  not found", "$muted-text")
@@ -61,7 +61,7 @@ class ImportDialog(ModalScreen[ImportJob | None]):
 
     def _submit(self) -> None:
         pressed = self.query_one(RadioSet).pressed_button
-        kind = pressed.id if pressed is not None and pressed.id in KINDS else next(iter(KINDS))
+        kind = pressed.id if pressed is not None and pressed.id in IMPORT_KINDS else next(iter(IMPORT_KINDS))
         try:
             words = shlex.split(self.query_one(Input).value)
         except ValueError as exc:
@@ -73,7 +73,7 @@ class ImportDialog(ModalScreen[ImportJob | None]):
                         markup=False)
             return
         if not paths and not any(r.is_dir() for r in self.locations.get(kind) or []):
-            self.notify(f"{KINDS[kind]} keeps no transcripts here yet: give files or directories to import.",
+            self.notify(f"{IMPORT_KINDS[kind]} keeps no transcripts here yet: give files or directories to import.",
                         severity="warning", markup=False)
             return
         self.dismiss(ImportJob(kind, paths))

@@ -7,13 +7,13 @@ from textual.widgets import Static
 
 from scriptorium.core.sanitize import sanitize_line
 
-from .import_run import KINDS, ImportJob, ImportOutcome
+from .model import IMPORT_KINDS, ImportJob, ImportOutcome
 
 BAR = 24
 
 
 def running(job: ImportJob, done: int, total: int, label: str) -> Content:
-    parts: list[str | tuple[str, str]] = [("⇣ ", "$text-accent bold"), (f"Importing {KINDS[job.kind]}", "bold")]
+    parts: list[str | tuple[str, str]] = [("⇣ ", "$text-accent bold"), (f"Importing {IMPORT_KINDS[job.kind]}", "bold")]
     if total > 0:
         filled = round(BAR * min(done, total) / total)
         parts += ["  ", ("█" * filled, "$meter-fill"), ("░" * (BAR - filled), "$faint-text"),
@@ -37,7 +37,7 @@ def summary(outcome: ImportOutcome) -> str:
 
 def finished(outcome: ImportOutcome) -> Content:
     glyph, style = ("●", "$node-written") if outcome.ok and not outcome.errors else ("✗", "$text-error")
-    return Content.assemble((glyph + " ", style + " bold"), (f"Import of {KINDS[outcome.job.kind]}: ", "bold"),
+    return Content.assemble((glyph + " ", style + " bold"), (f"Import of {IMPORT_KINDS[outcome.job.kind]}: ", "bold"),
                             summary(outcome), (f"  ({outcome.elapsed:.1f} s)", "$muted-text"))
 
 

@@ -1,21 +1,34 @@
-"""What the Sessions screen shows, computed from the engine's public API.
+"""What the Sessions screen shows and does, through the engine's public API: the session
+list, one session's graph, writing a branch or finishing a session, importing an agent's
+transcripts.
 
-No Textual here: loading runs in worker threads (each with its own
+No Textual here: everything runs in worker threads (each with its own
 `SessionStore`, so no engine object is shared between threads) and the results
 are snapshots handed to the widgets, which only read them. Pending turns and the next
 batch come from `scriptorium.core.sessions.marker` unchanged — the screen shows exactly
-what the writer would get.
+what the writer would get. The write pipeline (and with it the memory package, and
+litellm when the model is called) and the importers are imported inside the runs, so
+opening the app never loads them.
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from scriptorium.core.sessions.graph_layout import GraphItem, LaneRow, display_order, layout
-from scriptorium.core.sessions.marker import MARK_KEY, PendingTurn, cut_batch, pending, trigger_tokens, workspace_id
+from scriptorium.core.sessions.marker import (
+    MARK_KEY,
+    PendingTurn,
+    WorkspaceIdError,
+    cut_batch,
+    pending,
+    trigger_tokens,
+    workspace_id,
+)
 from scriptorium.core.sessions.nodes import Node
 from scriptorium.core.paths import StatePaths
 from scriptorium.core.sanitize import sanitize_line
@@ -27,6 +40,10 @@ from scriptorium.core.writer_status import session_failures
 # Node states of the graph, each drawn with its own glyph and theme colour.
 WRITTEN, PENDING, ELSEWHERE, REWOUND, UNRECORDED = "written", "pending", "elsewhere", "rewound", "unrecorded"
 STATES = (WRITTEN, PENDING, ELSEWHERE, REWOUND, UNRECORDED)
+
+# What reading the sessions (or one session) can raise that the screen reports instead.
+LIST_ERRORS = (OSError, WorkspaceIdError)
+GRAPH_ERRORS = (SessionError, OSError, WorkspaceIdError)
 
 ROLE_LABELS = {"user": "user", "assistant": "asst", "system": "sys", "tool": "tool",
                "summary": "summ", "runtime": "rt", "root": "root"}
@@ -256,3 +273,105 @@ def load_graph(state_dir: Path, session_id: str) -> SessionGraph:
         branches.append(Branch(tip, tip == head, owed, cut_batch(owed, threshold)))
     return SessionGraph(session_id, str(meta.get("title") or ""), head, wid, threshold,
                         store.session_dir(session_id), rows, graph_layout.lanes, branches)
+
+
+# --- write actions: write one branch now, or finish a session ---------------------------
+
+
+@dataclass(frozen=True)
+class WriteJob:
+    session_id: str
+    tip: str | None  # the branch to write now (forced); None: finish the session
+
+    @property
+    def action(self) -> str:
+        return "finish" if self.tip is None else "write"
+
+
+@dataclass(frozen=True)
+class WriteOutcome:
+    """What the pipeline answered (`WriteResult` without the engine types)."""
+
+    job: WriteJob
+    outcome: str  # "ok" | "retryable" | "permanent"
+    code: str
+    message: str  # untrusted in part (model and exception text): sanitize before display
+    turns: int  # turns written (and marked)
+    files: list[str] = field(default_factory=list)  # topic files changed
+    elapsed: float = 0.0
+
+
+def owed_ids(state_dir: Path, job: WriteJob) -> set[str]:
+    """The turns still pending in the job's scope: its branch, or every live branch of the session.
+    Progress is read this way while the pipeline works: each batch is marked when it is
+    installed, so the turns of the job that are no longer pending are the turns written so far."""
+    store = SessionStore(state_dir)
+    wid = workspace_id(state_dir)
+    tips = [job.tip] if job.tip is not None else store.list_branches(job.session_id)
+    return {turn.id for tip in tips for turn in pending(store, job.session_id, tip, wid)}
+
+
+def run_job(state_dir: Path, job: WriteJob) -> WriteOutcome:
+    """Run the job through the write pipeline with the configured model. The pipeline turns
+    its own failures into outcomes; anything it raises is the caller's to report."""
+    from scriptorium.core.writer import finish, write
+
+    started = time.monotonic()
+    store = SessionStore(state_dir)
+    if job.tip is None:
+        result = finish(store, job.session_id)
+    else:
+        result = write(store, job.session_id, tip=job.tip, force=True)
+    files = sorted({f for batch in result.batches for f in batch.changed_files})
+    turns = sum(len(batch.turns) for batch in result.batches)
+    return WriteOutcome(job, result.outcome, result.code, result.message, turns, files, time.monotonic() - started)
+
+
+# --- the import action: read an agent's transcripts into sessions -----------------------
+
+IMPORT_KINDS = {"claude-code": "Claude Code", "pi": "pi", "codex": "Codex"}
+
+
+@dataclass(frozen=True)
+class ImportJob:
+    kind: str  # a key of IMPORT_KINDS
+    paths: tuple[Path, ...] = ()  # empty: the agent's default location
+
+
+@dataclass(frozen=True)
+class ImportOutcome:
+    """What an import did (`ImportReport` without the engine types), or why it stopped."""
+
+    job: ImportJob
+    ok: bool
+    sessions: int = 0
+    created: int = 0
+    added: int = 0
+    unchanged: int = 0
+    skipped: int = 0
+    errors: list[str] = field(default_factory=list)  # untrusted text: sanitize before display
+    message: str = ""  # why it stopped, when not ok (untrusted as well)
+    elapsed: float = 0.0
+
+
+def import_locations() -> dict[str, list[Path]]:
+    """Each agent's default transcript directories (that exist or not), for the dialog to
+    show what an import would read."""
+    from scriptorium.core.importers import IMPORTERS
+
+    return {kind: list(IMPORTERS[kind].default_roots()) for kind in IMPORT_KINDS}
+
+
+def run_import(state_dir: Path, job: ImportJob, progress: Callable[[int, int, str], None]) -> ImportOutcome:
+    """Import and summarize. A missing explicit path is an outcome, not an exception."""
+    from scriptorium.core.importers.run import import_sources
+
+    started = time.monotonic()
+    try:
+        report = import_sources(SessionStore(state_dir), job.kind, list(job.paths) or None, progress=progress)
+    except FileNotFoundError as exc:
+        return ImportOutcome(job, False, message=str(exc), elapsed=time.monotonic() - started)
+    return ImportOutcome(job, True, sessions=len(report.sessions), created=sum(1 for s in report.sessions if s.created),
+                         added=report.nodes_added, unchanged=report.nodes_unchanged,
+                         skipped=sum(report.skipped.values()), errors=report.errors,
+                         elapsed=time.monotonic() - started)

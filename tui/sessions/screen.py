@@ -21,11 +21,7 @@ from textual.widgets import ContentSwitcher, Footer
 from textual.widgets.data_table import RowDoesNotExist
 from textual.worker import Worker, WorkerState, get_current_worker
 
-from scriptorium.core.sessions.marker import WorkspaceIdError
-from scriptorium.core.sessions.store import SessionError
-
 from .describe import describe_branch, describe_turn
-from .import_run import ImportJob, ImportOutcome, locations, run_import
 from ..common.messages import (
     BranchHighlighted,
     DiskChanged,
@@ -42,7 +38,22 @@ from ..common.messages import (
     WriteStarted,
 )
 from ..common.safe_text import untrusted_content
-from .model import SessionGraph, SessionListing, list_sessions, load_graph
+from .model import (
+    GRAPH_ERRORS,
+    LIST_ERRORS,
+    ImportJob,
+    ImportOutcome,
+    SessionGraph,
+    SessionListing,
+    WriteJob,
+    WriteOutcome,
+    import_locations,
+    list_sessions,
+    load_graph,
+    owed_ids,
+    run_import,
+    run_job,
+)
 from .branch_graph import BranchGraph
 from .branch_list import BranchList
 from .detail_pane import DetailPane
@@ -54,7 +65,6 @@ from .import_status import ImportStatus
 from ..common.screen_tabs import ScreenTabs
 from .session_list import SessionList
 from .write_status import WriteStatus, finished, job_label, running, standing_failure, summary
-from .write_run import WriteJob, WriteOutcome, owed_ids, run_job
 
 PROGRESS_EVERY_S = 0.5  # how often a running write's marks are read back
 IMPORT_OUTCOME_S = 20.0  # how long an import's outcome line stays (the notification says it too)
@@ -126,7 +136,7 @@ class SessionsScreen(Screen):
     def load_sessions(self) -> None:
         try:
             message: SessionsLoaded | SessionsFailed = SessionsLoaded(list_sessions(self.app.state_dir))
-        except (OSError, WorkspaceIdError) as exc:
+        except LIST_ERRORS as exc:
             message = SessionsFailed(str(exc))
         if not get_current_worker().is_cancelled:
             self.post_message(message)
@@ -135,7 +145,7 @@ class SessionsScreen(Screen):
     def load_graph(self, session_id: str) -> None:
         try:
             message: GraphLoaded | GraphFailed = GraphLoaded(load_graph(self.app.state_dir, session_id))
-        except (SessionError, OSError, WorkspaceIdError) as exc:
+        except GRAPH_ERRORS as exc:
             message = GraphFailed(session_id, str(exc))
         if not get_current_worker().is_cancelled:
             self.post_message(message)
@@ -363,7 +373,7 @@ class SessionsScreen(Screen):
         if self.import_job is not None:
             self.notify("An import is already running.", severity="warning")
             return
-        self.app.push_screen(ImportDialog(locations()), self._start_import)
+        self.app.push_screen(ImportDialog(import_locations()), self._start_import)
 
     def _start_import(self, job: ImportJob | None) -> None:
         if job is None or self.import_job is not None:

@@ -11,8 +11,7 @@ from textual.widgets import Static
 from scriptorium.core.sanitize import sanitize_line
 
 from ..common.formatting import stamp
-from .model import WriteFailure, short_id
-from .write_run import WriteJob, WriteOutcome
+from .model import WriteFailure, WriteJob, WriteOutcome, short_id
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 BAR = 20

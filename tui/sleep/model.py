@@ -1,15 +1,24 @@
-"""What the Sleep screen shows before anything runs: is sleep due and why, the counters
-behind the answer, when the last full pass was, and when the nightly run comes next.
+"""What the Sleep screen shows and runs: is sleep due and why, the counters behind the
+answer, when the last full pass was, and when the nightly run comes next; running sleep
+(or a preview), installing a preview, and the diff of what was installed.
 
-No Textual here; loading runs in a worker thread (the writer package is imported
+No Textual here; everything runs in worker threads (the writer package is imported
 there, not with the app). Reading creates nothing.
 """
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..history.model import MAX_DIFF_CHARS
+
+if TYPE_CHECKING:
+    from scriptorium.core.writer import Progress, SleepPreview, SleepResult
 
 NIGHTLY_HOUR = 3  # the scheduler's default (`scriptorium watch --sleep-at 03:00`)
 
@@ -63,3 +72,33 @@ def _epoch(stamp: str | None) -> float | None:
     except ValueError:
         return None
     return (parsed if parsed.tzinfo else parsed.replace(tzinfo=timezone.utc)).timestamp()
+
+
+def run_sleep(state_dir: Path, preview: bool, cancel: threading.Event,
+              progress: Callable[[Progress], None]) -> tuple[SleepResult, str]:
+    """Sleep (or preview it), reporting each step to `progress`; the result and its diff."""
+    from scriptorium.core.writer import sleep
+
+    result = sleep(state_dir, preview=preview, cancel=cancel, progress=progress)
+    return result, result.diff or installed_diff(state_dir, result)
+
+
+def install(state_dir: Path, staged: SleepPreview) -> tuple[SleepResult, str]:
+    """Install exactly the preview that was shown (or report the conflict); the result and its diff."""
+    from scriptorium.core.writer import install_preview
+
+    result = install_preview(state_dir, staged)
+    return result, installed_diff(state_dir, result)
+
+
+def installed_diff(state_dir: Path, result: SleepResult) -> str:
+    """What the result's commit changed in the topics and the rendered core ("" when it made none)."""
+    from scriptorium.core.memory import Workspace
+    from scriptorium.core.memory.log import commit_diff
+
+    if not result.commit:
+        return ""
+    try:
+        return commit_diff(Workspace(state_dir).root, result.commit)[:MAX_DIFF_CHARS]
+    except Exception as exc:  # the install stands; only its display failed
+        return f"(the diff of {result.commit} cannot be read: {exc})"

@@ -25,6 +25,7 @@ from textual.worker import get_current_worker
 
 from scriptorium.core.sanitize import sanitize_line
 
+from . import model
 from ..common.messages import DiskChanged, SleepFinished, SleepProgressed, SleepStatusRead
 from ..common.safe_text import untrusted_content
 from ..common.diagnostics_panel import DiagnosticsPanel
@@ -105,9 +106,7 @@ class SleepScreen(Screen):
 
     @work(thread=True, exclusive=True, group="sleep-status")
     def load_status(self) -> None:
-        from .model import load_status
-
-        status = load_status(self.app.state_dir, self.app.clock())
+        status = model.load_status(self.app.state_dir, self.app.clock())
         if not get_current_worker().is_cancelled:
             self.post_message(SleepStatusRead(status))
 
@@ -174,28 +173,13 @@ class SleepScreen(Screen):
 
     @work(thread=True, exclusive=True, group="sleep-run")
     def run_sleep(self, preview: bool, cancel: threading.Event) -> None:
-        from scriptorium.core.writer import sleep
-
-        result = sleep(self.app.state_dir, preview=preview, cancel=cancel,
-                       progress=lambda progress: self.post_message(SleepProgressed(progress)))
-        self.post_message(SleepFinished(result, result.diff or self._installed_diff(result)))
+        result, diff = model.run_sleep(self.app.state_dir, preview, cancel,
+                                       lambda progress: self.post_message(SleepProgressed(progress)))
+        self.post_message(SleepFinished(result, diff))
 
     @work(thread=True, exclusive=True, group="sleep-run")
     def install(self, staged: SleepPreview) -> None:
-        from scriptorium.core.writer import install_preview
-
-        result = install_preview(self.app.state_dir, staged)
-        self.post_message(SleepFinished(result, self._installed_diff(result)))
-
-    def _installed_diff(self, result: SleepResult) -> str:
-        from ..history.model import installed_diff
-
-        if not result.commit:
-            return ""
-        try:
-            return installed_diff(self.app.state_dir, result.commit)
-        except Exception as exc:  # the install stands; only its display failed
-            return f"(the diff of {result.commit} cannot be read: {exc})"
+        self.post_message(SleepFinished(*model.install(self.app.state_dir, staged)))
 
     def on_sleep_progressed(self, message: SleepProgressed) -> None:
         self.progress = message.progress

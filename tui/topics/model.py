@@ -3,25 +3,26 @@
 No Textual here: everything runs in worker threads and returns snapshots. Reading
 never creates the workspace (a viewer writes nothing); saving and retiring go
 through the transaction like every other change to memory. A block's history is
-read from the workspace's git repository: the commits whose topic changes altered
+read through `scriptorium.core.memory.log`: the commits whose topic changes altered
 that block (created, edited, moved or removed it).
 """
 
 from __future__ import annotations
 
 import bisect
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from scriptorium.core.memory import TopicDoc, TransactionResult
+    from scriptorium.core.memory import TopicDoc, TransactionResult, Workspace
+    from scriptorium.core.memory.log import BlockChange
     from scriptorium.core.memory.topics import Paragraph
 
 # The memory package (git, the parser, BM25) is imported inside the functions, which
 # run in workers: opening the app or switching screens must not wait for it.
 
-HISTORY_SCAN = 200  # commits touching topics/ looked at for one block's history
 WORDS = 10
 
 
@@ -138,85 +139,53 @@ def cited_sources(state_dir: Path, doc: TopicDoc, paragraph: Paragraph) -> list[
 # -- history --------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class BlockChange:
-    commit: str
-    at: float
-    summary: str  # untrusted (a commit message): sanitize before display
-    change: str  # "created" | "edited" | "moved" | "removed"
-    path: str | None  # where the block is after the commit (None once removed)
-
-
-def _block_at(commit, files: list[str], block_id: str) -> tuple[str, str] | None:
-    """(topic path, paragraph text) of the block in `files` at `commit`, if one holds it."""
-    from scriptorium.core.memory.topics import parse_cached
-
-    if commit is None:
-        return None
-    for name in files:
-        try:
-            blob = commit.tree / name
-        except KeyError:
-            continue
-        rel = name.removeprefix("topics/")
-        doc = parse_cached(rel, blob.data_stream.read().decode("utf-8", errors="replace"))
-        paragraph = block_paragraph(doc, block_id)
-        if paragraph is not None:
-            return rel, paragraph.text
-    return None
-
-
-def block_history(state_dir: Path, block_id: str, limit: int = HISTORY_SCAN) -> list[BlockChange]:
-    """The commits (newest first) among the last `limit` that changed topics/ and changed
-    this block: it appeared, its paragraph changed, it moved to another file, or it went."""
-    import git
+def block_history(state_dir: Path, block_id: str) -> list[BlockChange]:
+    """The commits (newest first) that created, edited, moved or removed this block."""
     from scriptorium.core.memory import Workspace
+    from scriptorium.core.memory.log import block_history as read_history
 
-    root = Workspace(state_dir).root
-    if not (root / ".git").is_dir():
-        return []
-    out = []
-    with git.Repo(root) as repo:
-        if not repo.head.is_valid():
-            return []
-        log = repo.git.log(f"-n{limit}", "--format=%x1e%H%x1f%ct%x1f%s", "--name-only", "--no-renames",
-                           "--", "topics")
-        for record in log.split("\x1e")[1:]:
-            head, _, names = record.partition("\n")
-            sha, stamp, summary = head.split("\x1f", 2)
-            files = [n for n in names.split("\n") if n.endswith(".md")]
-            commit = repo.commit(sha)
-            parent = commit.parents[0] if commit.parents else None
-            after = _block_at(commit, files, block_id)
-            before = _block_at(parent, files, block_id)
-            if after == before:
-                continue
-            if before is None:
-                change = "created"
-            elif after is None:
-                change = "removed"
-            else:
-                change = "moved" if after[0] != before[0] else "edited"
-            out.append(BlockChange(sha, float(stamp), summary, change, after[0] if after else None))
-    return out
+    return read_history(Workspace(state_dir).root, block_id)
 
 
 # -- changes (the transaction) ----------------------------------------------------------------
 
 
-def save(state_dir: Path, path: str, text: str, base: str | None) -> TransactionResult:
+Installed = Callable[[Iterable[Path]], None]  # told the files a transaction installed, before it returns
+
+
+def _ignore(paths: Iterable[Path]) -> None:
+    pass
+
+
+def save(state_dir: Path, path: str, text: str, base: str | None,
+         installed: Installed = _ignore) -> tuple[TransactionResult | None, str]:
     """Save a human's draft of one topic. `base` is the text the draft started from
     (None for a new topic): if the file changed on disk since, the result is a `conflict`."""
-    from scriptorium.core.memory import Workspace, save_topic
+    from scriptorium.core.memory import save_topic
 
-    return save_topic(Workspace.open(state_dir), path, text, base=base)
+    return _transact(state_dir, lambda workspace: save_topic(workspace, path, text, base=base), installed)
 
 
-def retire(state_dir: Path, path: str, block_id: str, reason: str) -> TransactionResult:
-    from scriptorium.core.memory import Workspace, retire_block
+def retire(state_dir: Path, path: str, block_id: str, reason: str,
+           installed: Installed = _ignore) -> tuple[TransactionResult | None, str]:
+    from scriptorium.core.memory import retire_block
 
-    return retire_block(Workspace.open(state_dir), path, block_id, reason)
+    return _transact(state_dir, lambda workspace: retire_block(workspace, path, block_id, reason), installed)
 
+
+def _transact(state_dir: Path, run: Callable[[Workspace], TransactionResult],
+              installed: Installed) -> tuple[TransactionResult | None, str]:
+    """One transaction: its result (installed, rejected or a conflict), or None and why it
+    could not run at all (a busy lock, an unreadable workspace)."""
+    from scriptorium.core.memory import Workspace, WorkspaceError
+
+    try:
+        workspace = Workspace.open(state_dir)
+        result = run(workspace)
+    except (WorkspaceError, OSError, ValueError) as exc:
+        return None, str(exc) or type(exc).__name__
+    installed(workspace.root / name for name in result.changed_files)
+    return result, ""
 
 
 # -- the block inspector ------------------------------------------------------------------------
@@ -238,9 +207,15 @@ class BlockInspection:
 
 
 def inspect_block(state_dir: Path, doc: TopicDoc, paragraph: Paragraph,
-                  backlinks: dict[str, list[Backlink]]) -> BlockInspection:
-    """Everything the inspector shows for one paragraph of `doc` (the draft or the file)."""
+                  backlinks: dict[str, list[Backlink]]) -> tuple[BlockInspection | None, str]:
+    """Everything the inspector shows for one paragraph of `doc` (the draft or the file), or
+    None and why it cannot be read (git or the archive failed)."""
+    import git
+
     links = [link for block_id in paragraph.ids for link in backlinks.get(block_id, [])]
-    history = block_history(state_dir, paragraph.ids[-1]) if paragraph.ids else []
-    return BlockInspection(doc.path, paragraph.line, paragraph.ids, paragraph.headings,
-                           cited_sources(state_dir, doc, paragraph), links, history)
+    try:
+        history = block_history(state_dir, paragraph.ids[-1]) if paragraph.ids else []
+        return BlockInspection(doc.path, paragraph.line, paragraph.ids, paragraph.headings,
+                               cited_sources(state_dir, doc, paragraph), links, history), ""
+    except (OSError, ValueError, git.GitError) as exc:
+        return None, str(exc) or type(exc).__name__

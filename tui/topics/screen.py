@@ -47,9 +47,6 @@ if TYPE_CHECKING:
     from scriptorium.core.memory import Diagnostic, TopicDoc, TransactionResult
     from scriptorium.core.memory.topics import Paragraph
 
-_TRANSACTION_ERRORS = (OSError, ValueError)  # and the engine's WorkspaceError, imported in the worker
-
-
 class TopicsScreen(Screen):
     CSS_PATH = "topics.tcss"
 
@@ -172,13 +169,9 @@ class TopicsScreen(Screen):
     @work(thread=True, group="inspect")
     def _inspect(self, key: tuple[str, int, str], doc: TopicDoc, paragraph: Paragraph) -> None:
         """One inspection at a time (git runs here); the screen asks for the latest block next."""
-        import git
-
         backlinks = self.listing.backlinks if self.listing is not None else {}
-        try:
-            self.post_message(BlockInspected(key, inspect_block(self.app.state_dir, doc, paragraph, backlinks)))
-        except (OSError, ValueError, git.GitError) as exc:
-            self.post_message(BlockInspected(key, None, str(exc) or type(exc).__name__))
+        inspection, error = inspect_block(self.app.state_dir, doc, paragraph, backlinks)
+        self.post_message(BlockInspected(key, inspection, error))
 
     def on_topics_listed(self, message: TopicsListed) -> None:
         self.listing = message.listing
@@ -349,25 +342,16 @@ class TopicsScreen(Screen):
 
     @work(thread=True, group="save")
     def _save(self, path: str, draft: str, base: str | None) -> None:
-        self._transact(path, draft, "save", lambda: save(self.app.state_dir, path, draft, base))
+        with self.app.live.own_change(self) as acknowledge:  # the files it installs are this screen's own
+            result, error = save(self.app.state_dir, path, draft, base, acknowledge)
+        self.post_message(TopicChanged(path, draft, result, error, "save"))
 
     @work(thread=True, group="save")
     def _retire(self, path: str, block_id: str, reason: str) -> None:
-        self._transact(path, self.editor.text, "retire", lambda: retire(self.app.state_dir, path, block_id, reason))
-
-    def _transact(self, path: str, draft: str, action: str, run: Callable[[], TransactionResult]) -> None:
-        """Run one transaction (worker thread); the files it installs are the app's own changes."""
-        from scriptorium.core.memory import Workspace, WorkspaceError
-
-        root = Workspace(self.app.state_dir).root
-        try:
-            with self.app.live.own_change(self) as acknowledge:
-                result = run()
-                acknowledge(root / name for name in result.changed_files)
-        except (WorkspaceError, *_TRANSACTION_ERRORS) as exc:
-            self.post_message(TopicChanged(path, draft, None, str(exc) or type(exc).__name__, action))
-            return
-        self.post_message(TopicChanged(path, draft, result, action=action))
+        draft = self.editor.text
+        with self.app.live.own_change(self) as acknowledge:
+            result, error = retire(self.app.state_dir, path, block_id, reason, acknowledge)
+        self.post_message(TopicChanged(path, draft, result, error, "retire"))
 
     async def on_topic_changed(self, message: TopicChanged) -> None:
         self.saving = False
