@@ -14,6 +14,7 @@ from typing import Any
 from .fsutil import atomic_write_text
 from .paths import StatePaths
 
+RUNTIME_FILE = "runtime.json"  # in the workspace's runtime directory
 KNOWN_KEYS = ("creation_order", "write_commits_since_global", "local_batches", "local_tokens", "last_global_at", "cursors")
 
 
@@ -42,7 +43,7 @@ def _valid(key: str, value: Any) -> bool:
 def load_runtime(paths: StatePaths) -> dict[str, Any]:
     state = empty_runtime()
     try:
-        raw = json.loads((paths.runtime / "runtime.json").read_text(encoding="utf-8"))
+        raw = json.loads((paths.runtime / RUNTIME_FILE).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return state
     if not isinstance(raw, dict):
@@ -53,7 +54,12 @@ def load_runtime(paths: StatePaths) -> dict[str, Any]:
     return state
 
 
+def dump_runtime(state: dict[str, Any]) -> str:
+    """The file's text (a transaction installs it with the rest of its change set)."""
+    doc = {key: state[key] for key in KNOWN_KEYS if key in state}
+    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+
+
 def save_runtime(paths: StatePaths, state: dict[str, Any]) -> None:
     paths.runtime.mkdir(parents=True, exist_ok=True)
-    doc = {key: state[key] for key in KNOWN_KEYS if key in state}
-    atomic_write_text(paths.runtime / "runtime.json", json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
+    atomic_write_text(paths.runtime / RUNTIME_FILE, dump_runtime(state))

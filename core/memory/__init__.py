@@ -45,7 +45,8 @@ from .sources import (
     session_record,
 )
 from .topics import Paragraph, TopicDoc, parse_topic, topic_rel, without_block
-from .transaction import KINDS, Transaction, TransactionResult, retire_block, save_topic
+from .transaction.lifecycle import KINDS, Transaction, retire_block, save_topic
+from .transaction.result import TransactionResult
 from .validate import RULES, Diagnostic
 from .workspace import Workspace
 

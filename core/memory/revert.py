@@ -25,7 +25,8 @@ import git
 
 from .errors import WorkspaceError
 from .topics import parse_cached
-from .transaction import LOCK_TIMEOUT, Transaction, TransactionResult
+from .transaction.lifecycle import LOCK_TIMEOUT, Transaction
+from .transaction.result import TransactionResult
 from .validate import Diagnostic
 
 if TYPE_CHECKING:

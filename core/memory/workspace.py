@@ -11,7 +11,7 @@ memory/                       dir 0700, files 0600, a git repository
 
 `Workspace.open(state_dir)` makes sure the layout and the repository exist and
 repairs an install a crash interrupted (when no live transaction holds the lock).
-Every change goes through a `Transaction(workspace, ...)` (transaction.py).
+Every change goes through a `Transaction(workspace, ...)` (transaction/lifecycle.py).
 """
 
 from __future__ import annotations

@@ -9,8 +9,10 @@ pass (nightly, manual, or due by the day rule) also stamps `last_global_at`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
+from typing import Any
 
 from ..paths import StatePaths
 from ..runtime_state import load_runtime, save_runtime
@@ -75,13 +77,17 @@ def sleep_due(paths: StatePaths, now: datetime | None = None) -> SleepDue:
     return SleepDue(reason, batches, tokens, commits, last)
 
 
-def note_batch(paths: StatePaths, tokens: int) -> None:
-    """Count one written batch (call under the workspace write lock)."""
-    state = load_runtime(paths)
-    state["local_batches"] += 1
-    state["local_tokens"] += max(0, tokens)
-    state["write_commits_since_global"] += 1
-    save_runtime(paths, state)
+def batch_written(tokens: int) -> Callable[[dict[str, Any], list[str]], None]:
+    """One written batch's counters, for the write's own transaction (`Transaction.count`):
+    installed with the batch's topics, under the same lock. A batch that changed no topic
+    is not written (the writer made no progress), so it is not counted."""
+    def update(state: dict[str, Any], changed_topics: list[str]) -> None:
+        if changed_topics:
+            state["local_batches"] += 1
+            state["local_tokens"] += max(0, tokens)
+            state["write_commits_since_global"] += 1
+
+    return update
 
 
 def note_sleep(paths: StatePaths, *, is_global: bool, now: datetime | None = None) -> None:

@@ -33,7 +33,7 @@ from ..paths import StatePaths
 from ..sessions.records import records_for
 from ..sessions.store import SessionError, SessionStore
 from .classify import Failure, PassResult, classify
-from .counters import note_batch, note_sleep, sleep_due
+from .counters import batch_written, note_sleep, sleep_due
 from .editing import Rejected, changed_files, edit_with_repair
 from .migration import migrate, needs_migration
 from .model import model_timeout, resolve_model
@@ -198,6 +198,7 @@ class _Run:
         with Transaction(self.ws, "write", f"{len(ids)} turn(s) of session {sid}", evidence=[],
                                  lock_timeout=LOCK_TIMEOUT_S) as txn:
             txn.archive(sources)
+            txn.count(batch_written(sum(t.tokens for t in batch)))
             result, audit = edit_with_repair(txn, paths=self.paths, model=self.model,
                                              task=write_task(items, txn.topics_dir), tools=WRITER_TOOLS,
                                              stage="write", turns=len(records), timeout=self.timeout)
@@ -208,7 +209,6 @@ class _Run:
                                 f"the writer changed no topic file for {len(ids)} turn(s); nothing marked, "
                                 "the turns stay pending"))
         mark_written(self.store, sid, ids, self.wid)
-        self._count(lambda: note_batch(self.paths, sum(t.tokens for t in batch)))
         return BatchResult(ids, changed, result.commit)
 
     def _archive(self, sources: list[SourceRecord], sid: str) -> None:

@@ -188,3 +188,33 @@ def test_an_openprogram_workspace_opens_unchanged_and_stays_editable(tmp_path: P
     edited = save_topic(ws, "people/ada.md", topic.replace("likes tea", "likes green tea"))
     assert edited.outcome == "installed", edited.diagnostics
     assert ws.topic("people/ada.md").blocks[0].block_id == "37808b66" and git_agrees(ws)
+
+
+def test_counters_join_the_install_only_when_it_changes_a_topic(ws: Workspace) -> None:
+    from scriptorium.core.paths import StatePaths
+    from scriptorium.core.runtime_state import load_runtime
+    from scriptorium.core.writer.counters import batch_written
+
+    def counters() -> tuple[int, int, int]:
+        state = load_runtime(StatePaths(ws.state_dir))
+        return state["local_batches"], state["local_tokens"], state["write_commits_since_global"]
+
+    text = ("# Ada\n\nAda likes tea.[^e1]\n\n"
+            "[^e1]: Time: `2026-01-02`; Sources: [tea](openprogram/s1/m0)\n")
+    with Transaction(ws, "write", "rejected batch") as txn:
+        txn.archive(records(n=1))
+        txn.count(batch_written(700))
+        txn.write_topic("people/ada.md", "# Ada\n\nAda likes tea, uncited.\n")
+        assert txn.commit().outcome == "rejected"
+    assert counters() == (0, 0, 0)  # a rejection changes no byte, counters included
+    with Transaction(ws, "write", "batch 1") as txn:
+        txn.archive(records(n=1))
+        txn.count(batch_written(700))
+        txn.write_topic("people/ada.md", text)
+        result = txn.commit()
+    assert result.outcome == "installed" and counters() == (1, 700, 1)
+    assert "runtime.json" not in " ".join(result.changed_files)  # runtime files are installed, not shown
+    with Transaction(ws, "write", "no progress") as txn:
+        txn.count(batch_written(300))
+        assert txn.commit().changed_topics == []
+    assert counters() == (1, 700, 1)  # nothing written: not counted

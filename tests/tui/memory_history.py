@@ -18,7 +18,7 @@ from types import SimpleNamespace
 import pytest
 
 from scriptorium.core.memory import Transaction, Workspace, save_topic, session_record
-from scriptorium.core.memory import transaction as transaction_module
+from scriptorium.core.memory.transaction import lifecycle as transaction_module
 
 from .conftest import fix_workspace_id
 

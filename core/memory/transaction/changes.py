@@ -1,0 +1,121 @@
+"""The change set of a judged edit: every file the install will write or delete.
+
+Topics and archives (the edit's own bytes), the derived views rebuilt from the final
+topics (timeline, relations, recent events), the rendered core, and the runtime
+files: `runtime.json` (creation order, and the counters callers add with
+`Transaction.count`) and the retired registry. Files whose bytes would not change
+are dropped; what is left is installed all or nothing (install.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime, timezone
+from typing import Any
+
+from ...runtime_state import RUNTIME_FILE, dump_runtime
+from .. import derived
+from ..core_render import CORE_TOPIC, render_core
+from ..retired import RETIRED_NAME, dump_retired
+from ..workspace import Workspace
+from .judge import Verdict
+from .result import TransactionResult
+from .stage import Stage, read_bytes, walk_files
+
+# Adds to runtime.json's counters: (the state to change, the topic files this install changes)
+RuntimeUpdate = Callable[[dict[str, Any], list[str]], None]
+
+
+def _edited(stage: Stage, verdict: Verdict) -> dict[str, bytes | None]:
+    """Topics the edit changed (None: deleted) and the archives it appended to."""
+    live = stage.baseline.topics
+    after: dict[str, bytes | None] = {}
+    for rel in set(live) | set(verdict.final):
+        new = verdict.final[rel].encode("utf-8") if rel in verdict.final else None
+        if new != live.get(rel):
+            after[f"topics/{rel}"] = new
+    after.update({**stage.own_sources, **verdict.overlay})  # compared with the live bytes later
+    return after
+
+
+def _derived_views(ws: Workspace, verdict: Verdict, units: list[derived.Unit], order: dict[str, int],
+                   ) -> dict[str, bytes | None]:
+    docs = verdict.docs
+    dates = derived.dates_to_rebuild(str(ws.root), docs)
+    out: dict[str, bytes | None] = dict(derived.timeline(docs, dates))
+    if dates is None:  # a full rebuild: whatever else is in timeline/ goes
+        for rel in walk_files(ws.root / "timeline"):
+            out.setdefault(f"timeline/{rel}", None)
+    out["relations.json"] = derived.relations(docs)
+    assert verdict.sources is not None
+    out["recent_events.jsonl"] = derived.recent_events(units, order, verdict.sources, ws.recent_limit())
+    return out
+
+
+def _core(ws: Workspace, stage: Stage, verdict: Verdict, result: TransactionResult,
+          core_committed: Callable[[], bool]) -> dict[str, bytes | None]:
+    """The rendered `core.md`; gone with the canonical core (deleted here or by hand)."""
+    core_doc = verdict.docs.get(CORE_TOPIC)
+    if core_doc is not None:
+        assert verdict.sources is not None
+        result.core = render_core(core_doc, ws.core_budget(), verdict.sources)
+        return {"core.md": result.core.text.encode("utf-8")}
+    if CORE_TOPIC in stage.baseline.topics or ((ws.root / "core.md").exists() and core_committed()):
+        return {"core.md": None}
+    return {}
+
+
+def _runtime(ws: Workspace, stage: Stage, order: dict[str, int], updates: list[RuntimeUpdate],
+             changed_topics: list[str]) -> dict[str, bytes | None]:
+    """runtime.json with the new creation order and the callers' counters, if either changed."""
+    live = stage.baseline.runtime
+    state = dict(live, creation_order=order)
+    for update in updates:
+        update(state, changed_topics)
+    if state == live:  # serializing 5,000 ids is not free
+        return {}
+    return {f"{ws.runtime.name}/{RUNTIME_FILE}": dump_runtime(state).encode("utf-8")}
+
+
+def _retired(ws: Workspace, stage: Stage, retire: dict[str, str], result: TransactionResult,
+             ) -> dict[str, bytes | None]:
+    if not retire:
+        return {}
+    registry = dict(stage.baseline.retired)
+    for bid, reason in sorted(retire.items()):
+        home = stage.baseline.home(bid)
+        entry = {"reason": reason, "file": f"topics/{home.path}" if home else None,
+                 "at": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+        registry[bid] = entry
+        result.retired.append({"id": bid, **entry})
+    return {f"{ws.runtime.name}/{RETIRED_NAME}": dump_retired(registry)}
+
+
+def change_set(ws: Workspace, stage: Stage, verdict: Verdict, result: TransactionResult, *,
+               retire: dict[str, str], updates: list[RuntimeUpdate], core_committed: Callable[[], bool]) -> None:
+    """Fill `result` with the change (`before`/`after` of each changed file), the files a
+    person sees changed, the blocks created, the retirements and the core render."""
+    baseline = stage.baseline
+    units = derived.all_units(verdict.docs)
+    previous = baseline.runtime.get("creation_order") or {
+        u.memory_id: n for n, u in enumerate(derived.all_units(baseline.docs))}
+    order = derived.creation_order(previous, units)
+
+    after = _edited(stage, verdict)
+    after.update(_derived_views(ws, verdict, units, order))
+    after.update(_core(ws, stage, verdict, result, core_committed))
+    after.update(_retired(ws, stage, retire, result))
+
+    def before_of(path: str) -> bytes | None:
+        return baseline.topics.get(path[len("topics/"):]) if path.startswith("topics/") else read_bytes(ws.root / path)
+
+    changed_topics = sorted(p for p in after if p.startswith("topics/") and after[p] != before_of(p))
+    after.update(_runtime(ws, stage, order, updates, changed_topics))
+
+    before = {path: before_of(path) for path in after}
+    changed = sorted(p for p in after if after[p] != before[p])
+    result.before = {p: before[p] for p in changed}
+    result.after = {p: after[p] for p in changed}
+    internal = ws.runtime.name + "/"
+    result.changed_files = [p for p in changed if not p.startswith(internal)]
+    result.created_blocks = sorted(verdict.assigned & {u.memory_id for u in units})

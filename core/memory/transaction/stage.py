@@ -1,0 +1,194 @@
+"""Staging: the baseline read from the live workspace and the stage an edit works in.
+
+The baseline (topic bytes and documents, the archive's files, runtime.json, the
+retired registry) is read under the write lock BEFORE anything is copied. The stage
+is a fresh temp directory laid out like a state directory (`memory/topics/`,
+`memory/sources/`): `topics/` writable, `sources/` read-only at the file-system
+level, so an editor cannot change evidence by accident; only `archive()` appends to
+it, as the transaction itself. A stat fingerprint of `sources/` tells the judge
+whether anything there changed at all.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ...paths import StatePaths
+from ...runtime_state import load_runtime
+from ..errors import ArchiveError
+from ..retired import load_retired
+from ..sources import SourceRecord, colliding_paths, group_by_archive, plan_append
+from ..topics import TopicDoc, parse_cached
+from ..workspace import Workspace
+
+
+def walk_files(root: Path) -> dict[str, str]:
+    """Every regular file under `root`: posix path relative to it -> os path; symlinks skipped."""
+    out: dict[str, str] = {}
+
+    def walk(directory: str, prefix: str) -> None:
+        try:
+            entries = list(os.scandir(directory))
+        except (FileNotFoundError, NotADirectoryError):
+            return
+        for entry in entries:
+            if entry.is_dir(follow_symlinks=False):
+                walk(entry.path, f"{prefix}{entry.name}/")
+            elif entry.is_file(follow_symlinks=False):
+                out[prefix + entry.name] = entry.path
+
+    walk(str(root), "")
+    return dict(sorted(out.items()))
+
+
+def read_bytes(path: str | Path) -> bytes | None:
+    try:
+        with open(path, "rb") as fh:
+            return fh.read()
+    except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+        return None
+
+
+def write_tree(root: Path, files: dict[str, bytes]) -> None:
+    made: set[str] = set()
+    for rel, data in files.items():
+        target = os.path.join(root, rel)
+        parent = os.path.dirname(target)
+        if parent not in made:
+            os.makedirs(parent, exist_ok=True)
+            made.add(parent)
+        with open(target, "wb") as fh:
+            fh.write(data)
+
+
+def _stage_parent() -> str | None:
+    """Where stages are made: in memory when the system offers it (Linux /dev/shm) — a
+    stage is thrown away after every transaction — else the default temp directory."""
+    shm = "/dev/shm"
+    return shm if os.path.isdir(shm) and os.access(shm, os.W_OK | os.X_OK) else None
+
+
+@dataclass
+class Baseline:
+    """The live workspace as the transaction found it (read under the lock)."""
+
+    topics: dict[str, bytes]  # topic path (under topics/) -> bytes
+    docs: dict[str, TopicDoc]
+    sources: dict[str, str]  # archive path (under sources/) -> os path
+    runtime: dict[str, Any]  # runtime.json
+    retired: dict[str, Any]  # the retired registry
+
+    @classmethod
+    def read(cls, ws: Workspace) -> Baseline:
+        topics: dict[str, bytes] = {}
+        for rel, path in walk_files(ws.topics).items():
+            if rel.endswith(".md"):
+                with open(path, "rb") as fh:
+                    topics[rel] = fh.read()
+        docs = {rel: parse_cached(rel, data.decode("utf-8", errors="replace")) for rel, data in topics.items()}
+        return cls(topics, docs, walk_files(ws.sources), load_runtime(ws.paths), load_retired(ws.runtime))
+
+    def home(self, block_id: str) -> TopicDoc | None:
+        """The live document holding `block_id` (a moved block's evidence is found there)."""
+        return next((doc for _rel, doc in sorted(self.docs.items()) if block_id in doc.id_set), None)
+
+
+class Stage:
+    """A temp copy of the workspace's topics and archive; `remove()` throws it away."""
+
+    def __init__(self, baseline: Baseline) -> None:
+        self.tmp = Path(tempfile.mkdtemp(prefix="scriptorium-stage-", dir=_stage_parent()))
+        self.paths = StatePaths(self.tmp)  # runtime_state can save into it
+        self.root = self.paths.memory
+        self.baseline = baseline
+        self.own_sources: dict[str, bytes] = {}  # sources/… -> bytes the transaction appended
+        self.archived: list[str] = []  # source ids newly appended
+        try:
+            self._fill()
+        except BaseException:
+            self.remove()
+            raise
+
+    @property
+    def topics(self) -> Path:
+        return self.paths.topics
+
+    @property
+    def sources(self) -> Path:
+        return self.paths.sources
+
+    def _fill(self) -> None:
+        self.topics.mkdir(parents=True)
+        write_tree(self.topics, self.baseline.topics)
+        self.sources.mkdir()
+        made: set[str] = set()
+        for rel, path in self.baseline.sources.items():
+            target = os.path.join(self.sources, rel)
+            parent = os.path.dirname(target)
+            if parent not in made:
+                os.makedirs(parent, exist_ok=True)
+                made.add(parent)
+            shutil.copyfile(path, target)
+        self._lock_sources()
+        self.fingerprint = self.source_stats()
+
+    def remove(self) -> None:
+        self._unlock_sources()  # first: read-only dirs block the removal
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def reset_topics(self) -> None:
+        """The staged topics back as they are live."""
+        shutil.rmtree(self.topics)
+        self.topics.mkdir()
+        write_tree(self.topics, self.baseline.topics)
+
+    def _lock_sources(self) -> None:
+        for dirpath, _dirs, files in os.walk(self.sources, topdown=False):
+            for name in files:
+                os.chmod(Path(dirpath) / name, 0o444)
+            os.chmod(dirpath, 0o555)
+
+    def _unlock_sources(self) -> None:
+        for dirpath, dirs, _files in os.walk(self.sources):
+            os.chmod(dirpath, 0o755)
+            for name in dirs:
+                os.chmod(Path(dirpath) / name, 0o755)
+
+    def source_stats(self) -> dict[str, tuple[int, ...]]:
+        out = {}
+        for dirpath, dirs, files in os.walk(self.sources):
+            for name in dirs + files:
+                path = Path(dirpath) / name
+                st = path.lstat()
+                key = path.relative_to(self.root).as_posix()
+                out[key] = (st.st_mode, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
+        return out
+
+    def archive(self, records: Iterable[SourceRecord]) -> None:
+        """Append `records` to the staged archive (idempotent)."""
+        groups = group_by_archive(list(records))
+        existing = [f"sources/{rel}" for rel in self.baseline.sources] + list(self.own_sources)
+        if bad := colliding_paths(groups, existing):
+            raise ArchiveError(f"archive path collides with an existing one: {bad[0]}")
+        self._unlock_sources()
+        try:
+            for rel, batch in groups.items():
+                target = self.root / rel
+                new, added = plan_append(read_bytes(target), rel, batch)
+                if new is None:
+                    continue
+                target.parent.mkdir(parents=True, exist_ok=True)
+                if target.exists():
+                    os.chmod(target, 0o644)
+                target.write_bytes(new)
+                self.own_sources[rel] = new
+                self.archived += added
+        finally:
+            self._lock_sources()
+        self.fingerprint = self.source_stats()
