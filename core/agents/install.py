@@ -14,37 +14,18 @@ The command written into the agent's configuration is this installation's absolu
 from __future__ import annotations
 
 import difflib
-import shlex
 import shutil
 import sys
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..fsutil import atomic_write_text
 from .config_json import ConfigError
+from .target import Edit, Target, read_text
 
 AGENTS = ("claude-code", "codex", "pi")
 SCOPES = ("user", "project")
-
-
-@dataclass(frozen=True)
-class Target:
-    """Where one agent's configuration lives for one scope."""
-
-    agent: str
-    scope: str
-    home: Path  # $HOME
-    project: Path  # the project directory (the cwd) for --scope project
-    command: str  # absolute path of `scriptorium`
-    state_dir: Path
-
-    def argv(self, *args: str) -> list[str]:
-        return [self.command, "--state", str(self.state_dir), *args]
-
-    def line(self, *args: str) -> str:
-        return shlex.join(self.argv(*args))
 
 
 @dataclass
@@ -95,18 +76,6 @@ class Plan:
                 "files": [c.to_json() for c in self.changes], "notes": self.notes}
 
 
-Edit = Callable[[str | None], str | None]
-
-
-def read_text(path: Path) -> str | None:
-    try:
-        return path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"cannot read {path}: {exc}") from None
-
-
 def scriptorium_command() -> str:
     """The absolute path of this installation's `scriptorium` executable."""
     argv0 = Path(sys.argv[0]) if sys.argv and sys.argv[0] else None
@@ -119,21 +88,6 @@ def scriptorium_command() -> str:
     if found:
         return str(Path(found).absolute())
     return str(beside.absolute())
-
-
-def is_scriptorium_argv(command: str | list[str], *tail: str) -> bool:
-    """Whether `command` (a shell line or an argv) runs a `scriptorium` whose subcommand,
-    after the global options (`--state DIR`), starts with `tail`, e.g. ("hook", "codex")."""
-    try:
-        argv = shlex.split(command) if isinstance(command, str) else [str(a) for a in command]
-    except ValueError:
-        return False
-    if not argv or not Path(argv[0]).name.startswith("scriptorium"):
-        return False
-    rest = argv[1:]
-    while rest and rest[0].startswith("--"):
-        rest = rest[2:] if rest[0] == "--state" else rest[1:]
-    return rest[: len(tail)] == list(tail)
 
 
 def make_target(agent: str, scope: str, state_dir: Path, *, home: Path | None = None, project: Path | None = None,

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from . import config_json
-from .install import Edit, Target, is_scriptorium_argv, read_text
+from .target import Edit, Target, is_scriptorium_argv, read_text
 
 AGENT = "claude-code"
 SERVER = "scriptorium"

@@ -17,7 +17,7 @@ from typing import Any
 
 from . import config_json
 from .config_json import ConfigError
-from .install import Edit, Target, is_scriptorium_argv, read_text
+from .target import Edit, Target, is_scriptorium_argv, read_text
 
 AGENT = "codex"
 SERVER = "scriptorium"

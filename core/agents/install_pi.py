@@ -16,7 +16,7 @@ import os
 from pathlib import Path
 
 from .config_json import ConfigError
-from .install import Edit, Target, read_text
+from .target import Edit, Target, read_text
 
 FILE_NAME = "scriptorium.ts"
 MARKER = "// scriptorium-memory extension: written by `scriptorium install pi`; `scriptorium uninstall pi` removes it."
