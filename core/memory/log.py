@@ -19,7 +19,7 @@ from typing import Any, Literal
 import git
 
 from .topics import parse_cached
-from .transaction import KINDS
+from .transaction.lifecycle import KINDS
 
 DIFF_PATHS = ("topics", "core.md")  # what a person reads; sources/ are append-only evidence
 BLOCK_SCAN = 200  # commits touching topics/ looked at for one block's history
