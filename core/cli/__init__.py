@@ -37,6 +37,7 @@ COMMAND_MODULES: list[str] = [
     "revert",
     "mcp_cmd",
     "agents_cmd",
+    "sync",
 ]
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from ..sessions.marker import BranchPending, pending, pending_branches, workspace_id
+from ..sessions.marker import BranchPending, counted_ids, pending, pending_branches
 from ..sessions.store import SessionError
 from .common import CliContext, CliError, add_json_flag, emit_json
 
@@ -20,7 +20,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def cmd_pending(args: argparse.Namespace, ctx: CliContext) -> int:
     store = ctx.store
     try:
-        wid = workspace_id(ctx.state_dir)
+        wid = counted_ids(ctx.state_dir)
         if args.tip:
             store.entry(args.sid, args.tip)
             branches = [BranchPending(args.tip, args.tip == store.head(args.sid), pending(store, args.sid, args.tip, wid))]

@@ -8,6 +8,7 @@ that follows the backlog, never the session's length.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import secrets
@@ -53,6 +54,30 @@ def workspace_id(state_dir: str | os.PathLike[str]) -> str:
     return _read_id(path)
 
 
+SHARED_IDS_FILE = "workspaces.json"  # versioned in memory/: the workspaces that share this memory's history
+
+
+def read_shared_ids(data: bytes | None) -> list[str]:
+    """The workspace ids in a `workspaces.json` (sync keeps it); [] when absent or unreadable."""
+    try:
+        ids = json.loads(data or b"{}").get("workspaces", [])
+    except (ValueError, AttributeError):
+        return []
+    return [i for i in ids if isinstance(i, str) and WORKSPACE_ID_RE.match(i)] if isinstance(ids, list) else []
+
+
+def counted_ids(state_dir: str | os.PathLike[str]) -> frozenset[str]:
+    """Marks that count as written here: this workspace's, and those of every workspace that
+    shares this memory's history through sync (the same transcript imported on two synced
+    machines is written once)."""
+    path = StatePaths(Path(state_dir)).memory / SHARED_IDS_FILE
+    try:
+        shared = read_shared_ids(path.read_bytes())
+    except OSError:
+        shared = []
+    return frozenset([workspace_id(state_dir), *shared])
+
+
 def _read_id(path: Path) -> str:
     text = path.read_text(encoding="ascii", errors="replace").strip()
     if not WORKSPACE_ID_RE.match(text):
@@ -79,19 +104,20 @@ class BranchPending:
         return sum(t.tokens for t in self.turns)
 
 
-def pending(store: SessionStore, sid: str, tip: str | None = None, workspace: str | None = None) -> list[PendingTurn]:
+def pending(store: SessionStore, sid: str, tip: str | None = None,
+            workspace: str | frozenset[str] | None = None) -> list[PendingTurn]:
     """Records after the newest record this workspace marked on the branch, oldest first.
 
     No mark at all hands over the whole branch (when in doubt, re-process). Rewound
     turns and non-records (tools, runtime turns, summaries) are stepped over.
     """
-    wid = workspace or workspace_id(store.state_dir)
+    wids = _ids(store, workspace)
     index = store.index(sid)
     out: list[PendingTurn] = []
     for e in store.walk_ids(sid, tip, index):
         if e.rewound or not e.is_record:
             continue
-        if e.marks.get(MARK_KEY) == wid:
+        if e.marks.get(MARK_KEY) in wids:
             break
         tokens = e.tokens if e.tokens >= 0 else store.token_count(sid, e.id, index)
         out.append(PendingTurn(e.id, e.kind, tokens, e.created_at))
@@ -101,9 +127,16 @@ def pending(store: SessionStore, sid: str, tip: str | None = None, workspace: st
     return out
 
 
-def pending_branches(store: SessionStore, sid: str, workspace: str | None = None) -> list[BranchPending]:
+def _ids(store: SessionStore, workspace: str | frozenset[str] | None) -> frozenset[str]:
+    if workspace is None:
+        return counted_ids(store.state_dir)
+    return frozenset([workspace]) if isinstance(workspace, str) else workspace
+
+
+def pending_branches(store: SessionStore, sid: str,
+                     workspace: str | frozenset[str] | None = None) -> list[BranchPending]:
     """Every live branch with its pending turns; the head's branch first."""
-    wid = workspace or workspace_id(store.state_dir)
+    wid = _ids(store, workspace)
     head = store.head(sid)
     return [BranchPending(tip, tip == head, pending(store, sid, tip, wid)) for tip in store.list_branches(sid)]
 

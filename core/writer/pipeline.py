@@ -25,7 +25,7 @@ from typing import Any
 
 from filelock import FileLock, Timeout
 
-from ..sessions.marker import PendingTurn, cut_batch, mark_written, pending, trigger_tokens, workspace_id
+from ..sessions.marker import PendingTurn, counted_ids, cut_batch, mark_written, pending, trigger_tokens, workspace_id
 from ..memory import LockBusy, SourceIndex, SourceRecord, Transaction, Workspace, install, records_to_sources
 from ..memory.lock import write_lock
 from ..memory.sources import archive_path, speaker_label
@@ -124,6 +124,7 @@ class _Run:
                         raise _Stop(Failure("TRANSACTION_FAILURE_UNKNOWN", True, migrated.message))
                 self.ws = Workspace.open(self.state_dir)
                 self.wid = workspace_id(self.state_dir)
+                self.counted = counted_ids(self.state_dir)
                 self.model = resolve_model(self.state_dir, self.model_arg)
                 self.timeout = model_timeout(self.state_dir)
                 self.threshold = trigger_tokens(self.state_dir)
@@ -175,7 +176,7 @@ class _Run:
         """`once`: one pass at threshold; `all`: until nothing is pending; `full`: while
         the backlog reaches the threshold."""
         while True:
-            turns = pending(self.store, sid, tip, self.wid)
+            turns = pending(self.store, sid, tip, self.counted)
             if not turns:
                 return
             total = sum(t.tokens for t in turns)

@@ -34,7 +34,7 @@ def _edited(stage: Stage, verdict: Verdict) -> dict[str, bytes | None]:
         new = verdict.final[rel].encode("utf-8") if rel in verdict.final else None
         if new != live.get(rel):
             after[f"topics/{rel}"] = new
-    after.update({**stage.own_sources, **verdict.overlay})  # compared with the live bytes later
+    after.update({**stage.own_sources, **verdict.overlay, **stage.versioned})  # compared with the live bytes later
     return after
 
 

@@ -44,7 +44,8 @@ from .judge import judge
 from .result import TransactionResult
 from .stage import Baseline, Stage, read_bytes
 
-KINDS = ("write", "sleep", "edit", "revert", "migrate")
+KINDS = ("write", "sleep", "edit", "revert", "migrate", "sync")
+VERSIONED_FILES = ("workspaces.json",)  # root files a transaction may write besides topics and sources
 LOCK_TIMEOUT = 1.0  # seconds; a longer wait is a retryable failure: a user must never wait on memory
 
 
@@ -173,6 +174,20 @@ class Transaction:
         ids = [r.source_id for r in records]
         self.evidence = (self.evidence or set()) | _evidence_refs(ids)
         return ids
+
+    def merge_archive(self, rel: str, data: bytes) -> None:
+        """Sync: replace the staged archive `rel` (`sources/…`) by `data`, which keeps every
+        record it holds byte for byte and adds the incoming ones (their evidence joins this
+        transaction's)."""
+        refs = self._ensure_open().merge_archive(rel, data)
+        if self.evidence is not None:
+            self.evidence |= set(refs)
+
+    def write_versioned(self, name: str, data: bytes) -> None:
+        """Write one of the few versioned files outside topics/ and sources/ (`VERSIONED_FILES`)."""
+        if name not in VERSIONED_FILES:
+            raise ValueError(f"not a versioned workspace file: {name!r}")
+        self._ensure_open().versioned[name] = data
 
     def count(self, update: RuntimeUpdate) -> None:
         """Have `update(state, changed_topics)` change runtime.json's counters in this

@@ -23,7 +23,7 @@ from ...paths import StatePaths
 from ...runtime_state import load_runtime
 from ..errors import ArchiveError
 from ..retired import load_retired
-from ..sources import SourceRecord, colliding_paths, group_by_archive, plan_append
+from ..sources import SourceRecord, colliding_paths, group_by_archive, is_v2_path, plan_append, scan_archive
 from ..topics import TopicDoc, parse_cached
 from ..workspace import Workspace
 
@@ -108,6 +108,7 @@ class Stage:
         self.root = self.paths.memory
         self.baseline = baseline
         self.own_sources: dict[str, bytes] = {}  # sources/… -> bytes the transaction appended
+        self.versioned: dict[str, bytes] = {}  # the few versioned root files (workspaces.json)
         self.archived: list[str] = []  # source ids newly appended
         try:
             self._fill()
@@ -192,3 +193,29 @@ class Stage:
         finally:
             self._lock_sources()
         self.fingerprint = self.source_stats()
+
+    def merge_archive(self, rel: str, data: bytes) -> list[str]:
+        """Sync: put `data` at `rel` (`sources/…`), an archive holding every record the
+        staged one holds, byte for byte (records are added, never rewritten). Returns the
+        anchors of its records as root targets."""
+        live = read_bytes(self.root / rel)
+        if live is not None and not data.startswith(live.rstrip(b"\n")):
+            raise ArchiveError(f"{rel}: an incoming archive may only add records")
+        scan = scan_archive(data, rel)
+        if not scan.complete or not is_v2_path(rel):
+            raise ArchiveError(f"invalid or truncated v2 archive: {rel}")
+        existing = [f"sources/{r}" for r in self.baseline.sources] + list(self.own_sources)
+        if bad := colliding_paths([rel], existing):
+            raise ArchiveError(f"archive path collides with an existing one: {bad[0]}")
+        self._unlock_sources()
+        try:
+            target = self.root / rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            if target.exists():
+                os.chmod(target, 0o644)
+            target.write_bytes(data)
+            self.own_sources[rel] = data
+        finally:
+            self._lock_sources()
+        self.fingerprint = self.source_stats()
+        return [f"{rel}#{f.anchor}" for f in scan.frames]
