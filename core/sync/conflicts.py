@@ -13,7 +13,7 @@ import re
 from dataclasses import asdict, dataclass
 
 from ..memory.topics import Paragraph, TopicDoc, parse_topic, without_block
-from ..memory.transaction import Transaction, TransactionResult
+from ..memory import Transaction, TransactionResult
 from ..memory.workspace import Workspace
 from .blocks import CONFLICT_MARK
 

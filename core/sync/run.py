@@ -28,7 +28,8 @@ from typing import Any
 from ..fsutil import atomic_write_text
 from ..memory import install
 from ..memory.errors import LockBusy, WorkspaceError
-from ..memory.transaction import LOCK_TIMEOUT, Transaction
+from ..memory import Transaction
+from ..memory.transaction.lifecycle import LOCK_TIMEOUT
 from ..memory.workspace import Workspace
 from ..sessions.marker import SHARED_IDS_FILE, read_shared_ids
 from . import remote as git_remote

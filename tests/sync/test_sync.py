@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from scriptorium.core.memory import Transaction, Workspace, install
-from scriptorium.core.memory.transaction import save_topic
+from scriptorium.core.memory import save_topic
 from scriptorium.core.sync.conflicts import list_conflicts, resolve_conflict
 from scriptorium.core.sync.remote import add_remote
 from scriptorium.core.sync.run import sync
