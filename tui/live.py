@@ -4,9 +4,10 @@ A watchdog observer watches the state directory with four watches, whatever the
 number of sessions: the state directory and `memory/` themselves, `sessions/` and
 `memory/topics/` with everything below (events inside git and runtime directories
 are dropped). Setting the watches up walks `sessions/`, so it happens on the
-watcher's own thread, never in the app's. Events are coalesced on that thread (a
-short quiet period, a bounded delay) into one `DiskChanged` per burst, posted to
-every subscribed screen (`post_message` is thread-safe).
+watcher's own thread, never in the app's. Events are coalesced on that thread by
+the engine's debounce (core/watch/coalesce.py: a short quiet period, a bounded delay)
+into one `DiskChanged` per burst, posted to every subscribed screen (`post_message`
+is thread-safe).
 
 A screen's own changes do not echo back to it: its save runs inside
 `own_change(screen)`, which holds reports back and records the digests of the files
@@ -20,13 +21,13 @@ from __future__ import annotations
 
 import hashlib
 import threading
-import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from scriptorium.core.paths import StatePaths
+from scriptorium.core.watch.coalesce import Coalescer
 
 from .common.messages import DiskChanged
 
@@ -54,16 +55,11 @@ class LiveUpdates:
 
     def __init__(self, state_dir: Path, *, quiet_s: float = QUIET_S, max_delay_s: float = MAX_DELAY_S) -> None:
         self.paths = StatePaths(Path(state_dir))
-        self.quiet_s = quiet_s
-        self.max_delay_s = max_delay_s
+        self._changed: Coalescer[Path] = Coalescer((quiet_s, max_delay_s))
         self._subscribers: list[MessagePump] = []
-        self._pending: set[Path] = set()
         self._known: dict[Path, str] = {}  # path -> digest last seen
         self._own: dict[Path, tuple[str, object]] = {}  # path -> (digest, the subscriber that wrote it)
-        self._held = 0  # own changes in progress
-        self._first = self._last = 0.0
-        self._cond = threading.Condition()
-        self._stopping = False
+        self._lock = threading.Lock()  # subscribers, digests seen, own changes
         self._observer: Any = None
         self._handler = _Handler(self)
         self._watched: dict[Path, Any] = {}  # directory -> watchdog's ObservedWatch
@@ -75,12 +71,12 @@ class LiveUpdates:
     # --- subscribers ----------------------------------------------------------
 
     def subscribe(self, target: MessagePump) -> None:
-        with self._cond:
+        with self._lock:
             if target not in self._subscribers:
                 self._subscribers.append(target)
 
     def unsubscribe(self, target: MessagePump) -> None:
-        with self._cond:
+        with self._lock:
             if target in self._subscribers:
                 self._subscribers.remove(target)
 
@@ -98,9 +94,8 @@ class LiveUpdates:
         self._thread.start()
 
     def stop(self) -> None:
-        with self._cond:
-            self._stopping = True
-            self._cond.notify_all()
+        with self._lock:  # the observer is made under it: none is made after this
+            self._changed.close()
         if self._thread is not None and self._thread.is_alive():
             self._thread.join()
         if self._observer is not None:
@@ -147,13 +142,7 @@ class LiveUpdates:
                 return
         elif self._kind(path) is None:
             return
-        with self._cond:
-            now = time.monotonic()
-            if not self._pending:
-                self._first = now
-            self._last = now
-            self._pending.add(path)
-            self._cond.notify_all()
+        self._changed.add([path])
 
     def _kind(self, path: Path) -> tuple[str, str] | None:
         """("sessions", session id) / ("topics", topic path) / ("memory", name), or None to ignore."""
@@ -178,28 +167,21 @@ class LiveUpdates:
     def own_change(self, origin: object) -> Iterator[Callable[[Iterable[Path]], None]]:
         """Hold reports while `origin` (a subscriber) changes files; call the yielded
         `acknowledge(paths)` with the files it changed, so they are not reported back to it."""
-        with self._cond:
-            self._held += 1
-
         def acknowledge(paths: Iterable[Path]) -> None:
             digests = {Path(p): _digest(Path(p)) for p in paths}
-            with self._cond:
+            with self._lock:
                 self._own.update((path, (digest, origin)) for path, digest in digests.items())
 
-        try:
+        with self._changed.hold():
             yield acknowledge
-        finally:
-            with self._cond:
-                self._held -= 1
-                self._cond.notify_all()
 
     # --- the watcher's thread: set up, then coalesce -----------------------------------
 
     def _run(self) -> None:
         from watchdog.observers import Observer
 
-        with self._cond:
-            if self._stopping:
+        with self._lock:
+            if self._changed.closed:
                 return
             self._observer = Observer()
         try:
@@ -209,26 +191,13 @@ class LiveUpdates:
             self.error = str(exc)
             return
         self.ready.set()
-        while True:
-            with self._cond:
-                while not self._stopping:
-                    if self._pending and not self._held:
-                        now = time.monotonic()
-                        due = min(self._last + self.quiet_s, self._first + self.max_delay_s)
-                        if now >= due:
-                            break
-                        self._cond.wait(due - now)
-                    else:
-                        self._cond.wait()
-                if self._stopping:
-                    return
-                batch, self._pending = self._pending, set()
+        while (batch := self._changed.next_batch()) is not None:
             self._report(batch)
 
     def _report(self, batch: set[Path]) -> None:
         changes: list[tuple[str, str, object]] = []  # (kind, name, the subscriber not to tell)
         digests = {path: _digest(path) for path in batch}
-        with self._cond:
+        with self._lock:
             for path, digest in sorted(digests.items()):
                 kind = self._kind(path)
                 if self._known.get(path) == digest or kind is None:

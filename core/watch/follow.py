@@ -1,7 +1,7 @@
 """Live following: re-import transcripts as an agent writes them (watchdog).
 
 A watchdog observer reports created/modified/moved `.jsonl` files under the watched
-roots; a worker thread coalesces them (a short quiet period, bounded latency) and
+roots; a worker thread coalesces them (coalesce.py: a short quiet period, bounded latency) and
 imports just those files (plus the family files each needs), so a session being
 written shows up turn by turn. Imports are incremental, so a burst of events costs
 one re-read of the file and an append of what is new. A line still being written
@@ -22,6 +22,7 @@ from watchdog.observers import Observer
 
 from ..sessions.store import SessionStore
 from ..importers.run import ImportReport, import_sources, resolve_files
+from .coalesce import Coalescer
 
 QUIET_S = 0.3  # wait for the writer to pause...
 MAX_DELAY_S = 2.0  # ...but never longer than this behind a busy writer
@@ -43,11 +44,7 @@ class ImportFollower:
         self.paths = [Path(p).expanduser().resolve() for p in paths] if paths else None
         self.on_report = on_report
         self.on_error = on_error
-        self._dirty: set[Path] = set()
-        self._first_dirty = 0.0
-        self._last_event = 0.0
-        self._cond = threading.Condition()
-        self._stopping = False
+        self._changed: Coalescer[Path] = Coalescer(self.delays)
         self._observer = Observer()
         self._worker = threading.Thread(target=self._run, name=f"import-follow-{kind}", daemon=True)
         self.initial_done = threading.Event()
@@ -68,9 +65,7 @@ class ImportFollower:
         self._worker.start()
 
     def stop(self) -> None:
-        with self._cond:
-            self._stopping = True
-            self._cond.notify_all()
+        self._changed.close()
         self._observer.stop()
         if self._observer.is_alive():
             self._observer.join()
@@ -101,15 +96,8 @@ class ImportFollower:
         return False
 
     def notify(self, path: Path) -> None:
-        if not self.wants(path):
-            return
-        now = time.monotonic()
-        with self._cond:
-            if not self._dirty:
-                self._first_dirty = now
-            self._dirty.add(path)
-            self._last_event = now
-            self._cond.notify_all()
+        if self.wants(path):
+            self._changed.add([path])
 
     # --- worker --------------------------------------------------------------
 
@@ -118,28 +106,12 @@ class ImportFollower:
         self._import(store, self.paths)
         self.initial_done.set()
         while True:
-            batch = self._next_batch()
+            batch = self._changed.next_batch()
             if batch is None:
                 return
             started = time.monotonic()
             self._import(store, sorted(p for p in batch if p.is_file()))
             self.last_import_s = time.monotonic() - started
-
-    def _next_batch(self) -> set[Path] | None:
-        with self._cond:
-            while True:
-                if self._stopping:
-                    return None
-                if self._dirty:
-                    now = time.monotonic()
-                    quiet, longest = self.delays()
-                    due = min(self._last_event + quiet, self._first_dirty + longest)
-                    if now >= due:
-                        batch, self._dirty = self._dirty, set()
-                        return batch
-                    self._cond.wait(due - now)
-                else:
-                    self._cond.wait()
 
     def _import(self, store: SessionStore, paths: list[Path] | None) -> None:
         if paths is not None and not paths:
