@@ -3,6 +3,7 @@ Click one to put the cursor on its line."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from scriptorium.core.sanitize import sanitize, sanitize_line
@@ -53,10 +54,9 @@ class DiagnosticsPanel(VerticalScroll):
     DiagnosticsPanel > .summary { padding: 0 1; margin: 0 0 1 0; color: $text-error; text-style: bold; }
     """
 
+    @dataclass
     class Chosen(Message):
-        def __init__(self, diagnostic: Diagnostic) -> None:
-            super().__init__()
-            self.diagnostic = diagnostic
+        diagnostic: Diagnostic
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)

@@ -14,7 +14,8 @@ from textual.worker import get_current_worker
 from scriptorium.core.sanitize import sanitize_line
 
 from .model import CoreView, load_core, set_inject
-from ..common.messages import CoreLoaded, DiskChanged
+from .messages import CoreLoaded
+from ..common.messages import DiskChanged
 from ..common.screen_tabs import ScreenTabs
 from ..common.text_panel import TextPanel
 from .token_meter import TokenMeter

@@ -10,7 +10,7 @@ from textual.events import Resize
 from textual.widgets import DataTable
 
 from ..common.formatting import when
-from ..common.messages import CommitHighlighted
+from .messages import CommitHighlighted
 from ..common.safe_text import untrusted_line
 
 if TYPE_CHECKING:

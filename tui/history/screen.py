@@ -20,7 +20,8 @@ from textual.worker import get_current_worker
 from scriptorium.core.sanitize import sanitize_line
 
 from . import model
-from ..common.messages import CommitHighlighted, CommitRead, DiskChanged, HistoryRead, RevertFinished
+from .messages import CommitHighlighted, CommitRead, HistoryRead, RevertFinished
+from ..common.messages import DiskChanged
 from .commit_list import CommitList
 from .commit_record import CommitRecord
 from ..common.diagnostics_panel import DiagnosticsPanel

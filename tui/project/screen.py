@@ -21,7 +21,7 @@ from textual.worker import get_current_worker
 
 from scriptorium.core.sanitize import sanitize_line
 
-from ..common.messages import ProjectLoaded
+from .messages import ProjectLoaded
 from .model import ProjectView, default_project_dir, load_project
 from .area_map import AreaMap
 from .injection_meters import InjectionMeters

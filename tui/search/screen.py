@@ -14,7 +14,8 @@ from textual.screen import Screen
 from textual.widgets import Footer, Input, OptionList, Static
 from textual.worker import get_current_worker
 
-from ..common.messages import DiskChanged, SearchFinished
+from .messages import SearchFinished
+from ..common.messages import DiskChanged
 from ..common.screen_tabs import ScreenTabs
 from . import model
 from .search_hits import SearchHits

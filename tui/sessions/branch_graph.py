@@ -21,7 +21,7 @@ from textual.strip import Strip
 from scriptorium.core.sessions.graph_layout import DASHED, NODE
 
 from ..common.glyphs import GLYPHS, HEAD
-from ..common.messages import BranchHighlighted, TurnHighlighted
+from .messages import BranchHighlighted, TurnHighlighted
 from ..common.safe_text import untrusted_line
 from .model import ELSEWHERE, REWOUND, STATES, SessionGraph, TurnRow, short_id
 from .turn_text import excerpt

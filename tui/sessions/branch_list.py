@@ -10,7 +10,7 @@ from scriptorium.core.sanitize import sanitize_line
 
 from ..common.formatting import tokens
 from ..common.glyphs import GLYPHS, HEAD
-from ..common.messages import BranchHighlighted
+from .messages import BranchHighlighted
 from .model import SessionGraph, short_id
 from .turn_text import excerpt
 

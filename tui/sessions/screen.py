@@ -22,9 +22,8 @@ from textual.widgets.data_table import RowDoesNotExist
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from .describe import describe_branch, describe_turn
-from ..common.messages import (
+from .messages import (
     BranchHighlighted,
-    DiskChanged,
     GraphFailed,
     GraphLoaded,
     ImportFinished,
@@ -37,6 +36,7 @@ from ..common.messages import (
     WriteProgress,
     WriteStarted,
 )
+from ..common.messages import DiskChanged
 from ..common.safe_text import untrusted_content
 from .model import (
     GRAPH_ERRORS,

@@ -8,7 +8,7 @@ from textual.events import Resize
 from textual.widgets import DataTable
 
 from ..common.formatting import ago, tokens
-from ..common.messages import SessionHighlighted
+from .messages import SessionHighlighted
 from ..common.safe_text import untrusted_line
 from .model import SessionListing
 

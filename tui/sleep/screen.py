@@ -26,7 +26,8 @@ from textual.worker import get_current_worker
 from scriptorium.core.sanitize import sanitize_line
 
 from . import model
-from ..common.messages import DiskChanged, SleepFinished, SleepProgressed, SleepStatusRead
+from .messages import SleepFinished, SleepProgressed, SleepStatusRead
+from ..common.messages import DiskChanged
 from ..common.safe_text import untrusted_content
 from ..common.diagnostics_panel import DiagnosticsPanel
 from ..common.diff_view import DiffView

@@ -3,6 +3,8 @@ cited record), the blocks linking to it, and the commits that changed it."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from scriptorium.core.sanitize import sanitize_line
 from textual.content import Content
 from textual.message import Message
@@ -63,16 +65,14 @@ def inspection_content(view: BlockInspection) -> Content:
 
 
 class BlockInspector(Static):
+    @dataclass
     class OpenSource(Message):
-        def __init__(self, index: int) -> None:
-            super().__init__()
-            self.index = index
+        index: int
 
+    @dataclass
     class Jump(Message):
-        def __init__(self, path: str, line: int) -> None:
-            super().__init__()
-            self.path = path
-            self.line = line
+        path: str
+        line: int
 
     DEFAULT_CSS = """
     BlockInspector { padding: 0 1; }

@@ -22,7 +22,8 @@ from textual.screen import Screen
 from textual.widgets import ContentSwitcher, Footer, Static, TextArea
 from textual.worker import get_current_worker
 
-from ..common.messages import BlockInspected, DiskChanged, TopicChanged, TopicRead, TopicsListed
+from .messages import BlockInspected, TopicChanged, TopicRead, TopicsListed
+from ..common.messages import DiskChanged
 from .model import (
     TopicListing,
     block_paragraph,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from rich.style import Style
 from rich.text import Text
 from textual.message import Message
@@ -29,12 +31,11 @@ class TopicTree(Tree[str]):
     TopicTree { background: $surface; }
     """
 
+    @dataclass
     class Chosen(Message):
         """A topic was picked (enter or click)."""
 
-        def __init__(self, path: str) -> None:
-            super().__init__()
-            self.path = path
+        path: str
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__("topics/", id=id)

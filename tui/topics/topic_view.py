@@ -3,6 +3,7 @@ citations as numbered links (click one to open the cited record)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from scriptorium.core.sanitize import sanitize
@@ -69,22 +70,19 @@ class BlockCard(Static):
     BlockCard.-selected { background: $boost; border-left: outer $accent; }
     """
 
+    @dataclass
     class Clicked(Message):
-        def __init__(self, card: BlockCard) -> None:
-            super().__init__()
-            self.card = card
+        card: BlockCard
 
+    @dataclass
     class Cite(Message):
-        def __init__(self, paragraph: Paragraph, footnote: str) -> None:
-            super().__init__()
-            self.paragraph = paragraph
-            self.footnote = footnote
+        paragraph: Paragraph
+        footnote: str
 
+    @dataclass
     class Follow(Message):
-        def __init__(self, path: str, block_id: str) -> None:
-            super().__init__()
-            self.path = path
-            self.block_id = block_id
+        path: str
+        block_id: str
 
     def __init__(self, paragraph: Paragraph, numbers: dict[str, int]) -> None:
         super().__init__(block_content(paragraph, numbers), markup=False)
@@ -119,17 +117,15 @@ class TopicView(VerticalScroll, can_focus=True):
         Binding("enter", "edit", "Edit here", show=False),
     ]
 
+    @dataclass
     class Selected(Message):
         """A block was selected (by key or click)."""
 
-        def __init__(self, paragraph: Paragraph) -> None:
-            super().__init__()
-            self.paragraph = paragraph
+        paragraph: Paragraph
 
+    @dataclass
     class EditAt(Message):
-        def __init__(self, line: int) -> None:
-            super().__init__()
-            self.line = line
+        line: int
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
