@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import subprocess
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -151,19 +152,28 @@ def count(root: Path, spec: str) -> int:
     return int(proc.stdout.decode().strip() or 0) if proc.returncode == 0 else 0
 
 
-def tree_files(root: Path, sha: str | None, prefixes: tuple[str, ...]) -> dict[str, bytes]:
-    """Every file under `prefixes` in commit `sha` ({path: bytes}); {} for None."""
+def changed_paths(root: Path, a: str, b: str) -> set[str]:
+    """Paths whose bytes differ between commits `a` and `b`."""
+    listing = git(root, "diff", "--no-renames", "--name-only", "-z", a, b).stdout
+    return {p.decode("utf-8", "surrogateescape") for p in listing.split(b"\0") if p}
+
+
+def tree_files(root: Path, sha: str | None, paths: Iterable[str]) -> dict[str, bytes]:
+    """The files at `paths` (files, or folders taken whole) in commit `sha`
+    ({path: bytes}); {} for None. Symlinks never come in."""
     if sha is None:
         return {}
-    listing = git(root, "ls-tree", "-r", "-z", "--full-tree", sha, "--", *prefixes).stdout
     entries = []
-    for item in listing.split(b"\0"):
-        if not item:
-            continue
-        meta, _, path = item.partition(b"\t")
-        mode, kind, obj = meta.split()
-        if kind == b"blob" and mode != b"120000":  # symlinks never come in
-            entries.append((path.decode("utf-8", "surrogateescape"), obj.decode()))
+    wanted = sorted(set(paths))
+    for i in range(0, len(wanted), 500):  # argument lists stay short whatever the change
+        listing = git(root, "ls-tree", "-r", "-z", "--full-tree", sha, "--", *wanted[i:i + 500]).stdout
+        for item in listing.split(b"\0"):
+            if not item:
+                continue
+            meta, _, path = item.partition(b"\t")
+            mode, kind, obj = meta.split()
+            if kind == b"blob" and mode != b"120000":
+                entries.append((path.decode("utf-8", "surrogateescape"), obj.decode()))
     if not entries:
         return {}
     batch = git(root, "cat-file", "--batch", input="".join(f"{o}\n" for _p, o in entries).encode()).stdout

@@ -136,7 +136,13 @@ def _sync(ws: Workspace, name: str, lock_timeout: float) -> SyncResult:
 def _merge(ws: Workspace, name: str, ours: str | None, theirs: str, lock_timeout: float) -> SyncResult:
     root = ws.root
     base = git_remote.merge_base(root, ours, theirs) if ours else None
-    trees = [git_remote.tree_files(root, sha, ("topics", "sources", SHARED_IDS_FILE)) for sha in (base, ours, theirs)]
+    travels = ("topics/", "sources/", SHARED_IDS_FILE)
+    if base is None:  # nothing shared yet: everything is new to one side
+        paths: set[str] = {"topics", "sources", SHARED_IDS_FILE}
+    else:  # only what changed on either side since the base: the cost follows the change
+        paths = {p for p in git_remote.changed_paths(root, base, ours) | git_remote.changed_paths(root, base, theirs)
+                 if p.startswith(travels)} | {SHARED_IDS_FILE}  # (tiny, and the ids are a union)
+    trees = [git_remote.tree_files(root, sha, paths) if paths else {} for sha in (base, ours, theirs)]
     topics = [{p[len("topics/"):]: _text(d) for p, d in t.items() if p.startswith("topics/") and p.endswith(".md")}
               for t in trees]
     sources = [{p: d for p, d in t.items() if p.startswith("sources/")} for t in trees]
@@ -186,7 +192,7 @@ def _adopt(ws: Workspace, head: str, theirs: str, name: str) -> bool:
     paths = [p.decode("utf-8", "surrogateescape") for p in listing.split(b"\0") if p]
     if any(p.startswith("topics/") for p in paths):
         return False
-    incoming = git_remote.tree_files(root, theirs, tuple(paths)) if paths else {}
+    incoming = git_remote.tree_files(root, theirs, paths) if paths else {}
     for path in paths:
         if path.startswith("sources/"):
             mine, new = (root / path).read_bytes() if (root / path).exists() else b"", incoming.get(path)
