@@ -55,6 +55,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                                                                    "(default: config watch.idle_minutes, else 30)")
     p.add_argument("--scan", type=float, metavar="SECONDS", help="periodic full scan, a fallback to file "
                                                                   "notifications (default: config watch.scan_seconds, else 300)")
+    p.add_argument("--sync", action=argparse.BooleanOptionalAction, default=True,
+                   help="sync memory with its remote every --sync-every minutes, when one is set (default: on)")
+    p.add_argument("--sync-every", type=float, metavar="MINUTES",
+                   help="minutes between syncs (default: config sync.interval_minutes, else 15)")
     p.add_argument("--sleep-at", default="03:00", metavar="HH:MM", help="local time of the nightly sleep (default 03:00)")
     p.add_argument("--model", metavar="M", help="litellm model for writing and sleep (default as for write)")
     add_json_flag(p)
@@ -70,13 +74,13 @@ def build_duties(args: argparse.Namespace, ctx: CliContext, emit: Emit) -> list[
                                      on_report=lambda r, k=kind: _report(emit, k, r),
                                      on_error=lambda e, k=kind: emit({"event": "error", "duty": f"import {k}",
                                                                       "message": str(e)})))
-    if args.finish or args.sleep:
+    if args.finish or args.sleep or args.sync:
         from ..watch.duties import memory_duties
 
         try:
             duties += memory_duties(ctx.state_dir, emit, finish_idle=args.finish, nightly_sleep=args.sleep,
                                     idle_minutes=args.idle, scan_seconds=args.scan, sleep_at=args.sleep_at,
-                                    model=args.model)
+                                    model=args.model, sync_remote=args.sync, sync_minutes=args.sync_every)
         except ValueError as exc:
             raise CliError(str(exc), 2) from exc
     return duties
@@ -138,7 +142,7 @@ def _line(doc: dict[str, Any]) -> str:
                 + (f"; {len(doc['errors'])} error(s)" if doc["errors"] else ""))
     if event == "error":
         return f"error in {doc['duty']}: {sanitize_line(doc['message'])}"
-    if event in ("finish", "sleep"):
+    if event in ("finish", "sleep", "sync"):
         from ..watch.duties import describe
 
         return describe(doc)
