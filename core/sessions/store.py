@@ -441,6 +441,14 @@ class SessionStore:
 
     # --- reading branches ----------------------------------------------------
 
+    def is_spawn_branch(self, sid: str, tip: str) -> bool:
+        """Does the branch ending at `tip` start at a sub-agent's spawn root (DESIGN §4: such a
+        branch holds delegated work and is written in full at a session boundary)?"""
+        root = None
+        for root in self.walk_ids(sid, tip):
+            pass
+        return root is not None and root.spawn_root
+
     def walk_ids(self, sid: str, tip: str | None = None, index: SessionIndex | None = None) -> Iterator[IndexEntry]:
         """Entries from the tip toward the root along `predecessor` (rewound included)."""
         index = index or self.index(sid)

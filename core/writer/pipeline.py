@@ -10,9 +10,10 @@ it is redone: a duplicate at worst, which sleep merges; never a loss.
 
 `write(force=False)` is one pass, and only when the pending records reach the
 threshold; `write(force=True)` loops until nothing is pending. `finish` is the
-session boundary: the head branch written completely, then every other live branch
-only while its backlog reaches the threshold (a short abandoned branch is a retry,
-not knowledge). A cross-process lock guards the whole call; waiting more than 1 s
+session boundary: the head branch and every spawn branch (a sub-agent's delegated
+work: its findings reach the main line only as a runtime notification, never a
+record) written completely, then every other live branch only while its backlog
+reaches the threshold (a short abandoned branch is a retry, not knowledge). A cross-process lock guards the whole call; waiting more than 1 s
 for it, or for the workspace lock, is `retryable`.
 """
 
@@ -74,8 +75,9 @@ def write(store: SessionStore, session_id: str, *, force: bool = False, tip: str
 
 
 def finish(store: SessionStore, session_id: str, *, model: str | None = None) -> WriteResult:
-    """The session boundary: the head branch completely, then each other live branch
-    while its backlog reaches the threshold. Shared prefixes are written once (marks)."""
+    """The session boundary: the head branch and every spawn branch completely, then each
+    other live branch (a retry, a re-ask) while its backlog reaches the threshold. Shared
+    prefixes are written once (marks)."""
     def body(w: _Run) -> None:
         tips = store.list_branches(session_id)
         head = store.head(session_id)
@@ -83,7 +85,7 @@ def finish(store: SessionStore, session_id: str, *, model: str | None = None) ->
             w.drain(session_id, head, "all")
         for tip in tips:
             if tip != head:
-                w.drain(session_id, tip, "full")
+                w.drain(session_id, tip, "all" if store.is_spawn_branch(session_id, tip) else "full")
 
     return _Run(store, model).run(session_id, None, body)
 

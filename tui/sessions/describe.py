@@ -86,6 +86,17 @@ def describe_turn(graph: SessionGraph, row: TurnRow) -> Content:
     return Content("\n").join(lines)
 
 
+def at_session_end(branch: Branch, threshold: int) -> str:
+    """What `finish` will do with this branch (DESIGN §4 "Forks and session boundaries")."""
+    if branch.is_head:
+        return "At the session's end: written in full (the head)."
+    if branch.spawned:
+        return "At the session's end: written in full (a sub-agent's work)."
+    if branch.pending_tokens < threshold:
+        return "At the session's end: stays pending (a retry, below the threshold)."
+    return "At the session's end: written while its backlog reaches the threshold."
+
+
 def describe_branch(graph: SessionGraph, branch: Branch, width: int = 100) -> Content:
     """The branch's pending turns, oldest first, with the writer's next batch marked and the cut shown.
 
@@ -108,11 +119,9 @@ def describe_branch(graph: SessionGraph, branch: Branch, width: int = 100) -> Co
     if rest:
         lines.append(Content.styled(f"cut after {sanitize_line(batch[-1].id)}; {_turns(len(rest))} more wait for the next pass",
                                     "$muted-text"))
-    elif branch.batch_tokens < graph.threshold:
-        lines.append(Content.styled("the whole backlog, below the threshold: written at the session's end",
-                                    "$muted-text"))
     else:
         lines.append(Content.styled("the whole backlog", "$muted-text"))
+    lines.append(Content.styled(at_session_end(branch, graph.threshold), "$muted-text"))
     lines.append(Content(""))
     for index, turn in enumerate(branch.pending[:LISTED_TURNS]):
         if index == len(batch):

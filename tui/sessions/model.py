@@ -163,6 +163,7 @@ class Branch:
     is_head: bool
     pending: list[PendingTurn]
     batch: list[PendingTurn]  # what the writer gets next: `cut_batch(pending, threshold)`
+    spawned: bool = False  # a sub-agent's branch: written in full at the session's end, like the head
 
     @property
     def pending_tokens(self) -> int:
@@ -270,7 +271,8 @@ def load_graph(state_dir: Path, session_id: str) -> SessionGraph:
     branches = []
     for tip in store.list_branches(session_id):
         owed = pending(store, session_id, tip, wid)
-        branches.append(Branch(tip, tip == head, owed, cut_batch(owed, threshold)))
+        branches.append(Branch(tip, tip == head, owed, cut_batch(owed, threshold),
+                               spawned=tip != head and store.is_spawn_branch(session_id, tip)))
     return SessionGraph(session_id, str(meta.get("title") or ""), head, wid, threshold,
                         store.session_dir(session_id), rows, graph_layout.lanes, branches)
 
