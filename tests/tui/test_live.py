@@ -104,7 +104,7 @@ async def test_an_external_change_to_a_topic_appears_in_the_open_app(make_app, s
         await settle_until(pilot, settle, lambda: any(
             node.data == "scratch.md" for node in screen.query_one(TopicTree).root.children))
         assert any("Ship only Tuesday" in row for row in screen_lines(app))
-        assert screen.base == theirs and not screen.dirty
+        assert screen.editing_state.base == theirs and not screen.dirty
 
         # the app's own save does not come back to the Topics screen (the other screens hear of it)
         heard: list[frozenset[str]] = []
@@ -137,6 +137,6 @@ async def test_a_draft_is_kept_when_its_file_changes_on_disk(make_app, settle, t
         theirs = workspace.read_topic("core.md").replace("Deploy only", "Ship only")
         assert save_topic(workspace, "core.md", theirs).outcome == "installed"
         await probe.until(lambda m: "core.md" in m.topics)
-        await settle_until(pilot, settle, lambda: screen.changed_on_disk)
+        await settle_until(pilot, settle, lambda: screen.editing_state.changed_on_disk)
         assert screen.editor.text == draft and screen.dirty
         assert any("changed on disk" in row for row in screen_lines(app)), "\n".join(screen_lines(app))

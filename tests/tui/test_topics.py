@@ -71,8 +71,8 @@ async def test_deleting_a_block_id_is_rejected_inline_then_the_fix_installs(make
         draft = screen.editor.text
 
         # rejected: the rule and the line beside the editor, the cursor on that line, the draft kept
-        assert [d.rule for d in screen.diagnostics] == ["block-id-kept"]
-        assert screen.diagnostics[0].line == line and screen.diagnostics[0].block_id == block_id
+        [diagnostic] = screen.editing_state.diagnostics
+        assert (diagnostic.rule, diagnostic.line, diagnostic.block_id) == ("block-id-kept", line, block_id)
         shown = panel_text(screen)
         assert f"line {line}" in shown and "block-id-kept" in shown and f"^{block_id}" in shown
         assert "fix:" in shown and "retire the block" in shown
@@ -88,7 +88,7 @@ async def test_deleting_a_block_id_is_rejected_inline_then_the_fix_installs(make
         screen.editor.insert(f" ^{block_id}", (row, len(screen.editor.text.split("\n")[row])))
         await pilot.press("ctrl+s")
         await settle(pilot)
-        assert screen.diagnostics == [] and not screen.dirty and screen.editor.marked == frozenset()
+        assert screen.editing_state.diagnostics == [] and not screen.dirty and screen.editor.marked == frozenset()
         assert not screen.query_one(DiagnosticsPanel).has_class("-shown")
 
     disk = Workspace(topics_state).read_topic(CACHE)
@@ -145,7 +145,7 @@ async def test_an_uncited_paragraph_is_cited_to_a_manual_note(make_app, settle, 
         screen.editor.insert("Rollbacks need a second approver.\n\n", (2, 0))
         await pilot.press("ctrl+s")
         await settle(pilot)
-        assert screen.diagnostics == [] and not screen.dirty
+        assert screen.editing_state.diagnostics == [] and not screen.dirty
         disk = Workspace(topics_state).read_topic("ops/deploys.md")
         paragraph = next(p for p in Workspace(topics_state).topic("ops/deploys.md").blocks
                          if p.content.startswith("Rollbacks"))
@@ -175,8 +175,8 @@ async def test_retire_asks_for_a_reason_and_goes_through_the_transaction(make_ap
         assert isinstance(app.screen, RetireDialog)
         await pilot.press(*"outdated", "enter")
         await settle(pilot)
-        assert [d.rule for d in screen.diagnostics] == ["link-resolves"]
-        assert screen.diagnostics[0].file == "topics/core.md"
+        assert [d.rule for d in screen.editing_state.diagnostics] == ["link-resolves"]
+        assert screen.editing_state.diagnostics[0].file == "topics/core.md"
         assert linked in Workspace(topics_state).read_topic(CACHE)
 
         # an unlinked block: retired, with the reason on record
@@ -186,7 +186,7 @@ async def test_retire_asks_for_a_reason_and_goes_through_the_transaction(make_ap
         assert app.screen.block_id == plain
         await pilot.press(*"moved to the wiki", "enter")
         await settle(pilot)
-        assert screen.diagnostics == []
+        assert screen.editing_state.diagnostics == []
         assert plain not in Workspace(topics_state).read_topic(CACHE)
         audit = Workspace(topics_state).audit_log()[0]
         assert audit["retired"][0]["id"] == plain and audit["retired"][0]["reason"] == "moved to the wiki"
@@ -233,11 +233,11 @@ async def test_a_conflicting_change_on_disk_is_caught_at_save(make_app, settle, 
 
         await pilot.press("ctrl+s")
         await settle_until(pilot, settle, lambda: isinstance(app.screen, Choice))
-        assert [d.rule for d in screen.diagnostics] == ["conflict"]
+        assert [d.rule for d in screen.editing_state.diagnostics] == ["conflict"]
         assert Workspace(topics_state).read_topic("ops/deploys.md") == theirs
         app.screen.query_one("#keep").press()  # keep the draft: the next save replaces theirs
         await settle(pilot)
-        assert "Hotfixes need two reviewers." in screen.editor.text and screen.base == theirs
+        assert "Hotfixes need two reviewers." in screen.editor.text and screen.editing_state.base == theirs
         await pilot.press("ctrl+s")
         await settle(pilot)
         disk = Workspace(topics_state).read_topic("ops/deploys.md")

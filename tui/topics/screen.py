@@ -22,6 +22,7 @@ from textual.screen import Screen
 from textual.widgets import ContentSwitcher, Footer, Static, TextArea
 from textual.worker import get_current_worker
 
+from .editing import TopicEditing
 from .messages import BlockInspected, TopicChanged, TopicRead, TopicsListed
 from ..common.messages import DiskChanged
 from .model import (
@@ -64,17 +65,12 @@ class TopicsScreen(Screen):
     def __init__(self) -> None:
         super().__init__()
         self.listing: TopicListing | None = None
-        self.path: str | None = None  # the open topic, relative to topics/
-        self.base: str | None = None  # its text on disk when opened or last saved (None: a new file)
-        self.diagnostics: list[Diagnostic] = []
-        self.saving = False
-        self.changed_on_disk = False
+        self.editing_state = TopicEditing()  # the open topic, its text on disk, and the decisions about a draft
         self.inspected: tuple[str, int, str] | None = None  # the block the inspector shows (or is reading)
         self._next_inspection: tuple[tuple[str, int, str], TopicDoc, Paragraph] | None = None
         self._inspecting = False
         self.requested: str | None = None  # the topic being read, until it is shown
         self.focus_on_read = False  # move the focus to the topic once it is shown
-        self._after_save: Callable[[], None] | None = None
 
     # --- layout ----------------------------------------------------------------
 
@@ -108,8 +104,13 @@ class TopicsScreen(Screen):
         return self.modes.current == "editor"
 
     @property
+    def path(self) -> str | None:
+        """The open topic, relative to topics/."""
+        return self.editing_state.path
+
+    @property
     def dirty(self) -> bool:
-        return self.path is not None and self.editor.text != (self.base or "")
+        return self.editing_state.dirty(self.editor.text)
 
     def on_mount(self) -> None:
         self.topic_tree.border_title = "Topics"
@@ -138,14 +139,15 @@ class TopicsScreen(Screen):
             return
         doc = parse(self.path, self.editor.text)
         parts: list[tuple[str, str] | str] = [(f"topics/{sanitize_line(self.path)}", "bold")]
-        if self.saving:
+        state = self.editing_state
+        if state.saving:
             parts.append(("  saving…", "$text-warning"))
         elif self.dirty:
             parts.append(("  ● unsaved", "bold $text-warning"))
-        if self.changed_on_disk:
+        if state.changed_on_disk:
             parts.append(("  ⚠ changed on disk", "bold $text-error"))
-        if self.diagnostics:
-            parts.append((f"  ✗ {_count(len(self.diagnostics), 'problem')}", "bold $text-error"))
+        if state.diagnostics:
+            parts.append((f"  ✗ {_count(len(state.diagnostics), 'problem')}", "bold $text-error"))
         parts += [(f"  {_count(len(doc.blocks), 'block')}", "$muted-text"),
                   ("  editing" if self.editing else "", "$text-accent")]
         header.update(Content.assemble(*parts))
@@ -186,17 +188,17 @@ class TopicsScreen(Screen):
 
     def open_topic(self, path: str, *, line: int | None = None, block_id: str | None = None) -> None:
         """Show `path` (at `line` or at block `block_id`); a draft of another topic is not dropped silently."""
-        if path == self.path and (line is not None or block_id is not None) and self.dirty:
+        jump = line is not None or block_id is not None  # from a search hit or a link: look at the block
+        decision = self.editing_state.open(path, self.editor.text, jump=jump)
+        if decision == "go-to":
             target = line
             if block_id is not None and (p := block_paragraph(parse(path, self.editor.text), block_id)):
                 target = p.line
             self._go_to(target or 1)
-            return
-        jump = line is not None or block_id is not None  # from a search hit or a link: look at the block
-        if self.dirty:
+        elif decision == "ask":
             self.ask_unsaved("opening another topic", lambda: self._request(path, line, block_id, focus=jump))
-            return
-        self._request(path, line, block_id, focus=jump)
+        else:
+            self._request(path, line, block_id, focus=jump)
 
     def _request(self, path: str, line: int | None = None, block_id: str | None = None, *,
                  focus: bool = False) -> None:
@@ -205,14 +207,12 @@ class TopicsScreen(Screen):
         self._read(path, line, block_id)
 
     async def on_topic_read(self, message: TopicRead) -> None:
-        if self.dirty and message.path != self.path:
+        if not self.editing_state.accepts(message.path, self.editor.text):
             return  # a draft was started meanwhile: keep it
         self.requested = None
-        self.path, self.base = message.path, message.text
-        self.changed_on_disk = False
+        self.editing_state.opened(message.path, message.text)
         self.editor.load_text(message.text or "")
         self.editor.mark(set())
-        self.diagnostics = []
         await self.problems.show([], None)
         self.topic_tree.select_path(message.path)
         line = message.line
@@ -325,21 +325,20 @@ class TopicsScreen(Screen):
         if action == "save":
             return True if self.dirty else None
         if action == "next_problem":
-            return bool(self.diagnostics)
+            return bool(self.editing_state.diagnostics)
         return True
 
     # --- saving ----------------------------------------------------------------------
 
     def action_save(self) -> None:
-        if self.path is None or self.saving:
-            return
-        if not self.dirty:
+        state = self.editing_state
+        decision = state.begin_save(self.editor.text)
+        if decision == "clean":
             self.notify("Nothing to save: the editor matches the file.", markup=False)
             self._run_after_save()
-            return
-        self.saving = True
-        self._header()
-        self._save(self.path, self.editor.text, self.base)
+        elif decision == "save" and state.path is not None:
+            self._header()
+            self._save(state.path, self.editor.text, state.base)
 
     @work(thread=True, group="save")
     def _save(self, path: str, draft: str, base: str | None) -> None:
@@ -355,28 +354,24 @@ class TopicsScreen(Screen):
         self.post_message(TopicChanged(path, draft, result, error, "retire"))
 
     async def on_topic_changed(self, message: TopicChanged) -> None:
-        self.saving = False
         result = message.result
+        outcome = self.editing_state.finished(message.path, message.draft, result, message.action)
         if result is None:
-            self._after_save = None
             self.notify(f"Not saved: {message.error}", severity="error", markup=False)
-        elif result.outcome == "rejected":
-            self._after_save = None
-            await self._rejected(message.path, result.diagnostics)
+        elif outcome in ("rejected", "conflict"):
+            await self._rejected(message.path, result.diagnostics, outcome == "conflict")
         else:
             await self._installed(message, result)
         self._header()
         self.refresh_bindings()
 
-    async def _rejected(self, path: str, diagnostics: list[Diagnostic]) -> None:
-        self.diagnostics = diagnostics
+    async def _rejected(self, path: str, diagnostics: list[Diagnostic], conflict: bool) -> None:
         here = f"topics/{path}"
         lines = {d.line for d in diagnostics if d.file == here and d.line}
         self.editor.mark(lines)
         await self.problems.show(
             diagnostics, here, f"{_count(len(diagnostics), 'problem')} — nothing was written; your draft is kept")
-        if any(d.rule == "conflict" for d in diagnostics):
-            self.changed_on_disk = True
+        if conflict:
             self.app.push_screen(conflict_choice(path), self._resolve_conflict)
             return
         first = min(lines) if lines else None
@@ -386,20 +381,11 @@ class TopicsScreen(Screen):
                     markup=False)
 
     async def _installed(self, message: TopicChanged, result: TransactionResult) -> None:
-        key = f"topics/{message.path}"
-        if key in result.after:
-            data = result.after[key]
-            text = data.decode("utf-8", errors="replace") if data is not None else None
-        else:
-            text = self.base if message.action == "retire" else message.draft
         row = self.editor.cursor_location[0]
         if message.path == self.path:
-            self.base = text
-            self.editor.load_text(text or "")
+            self.editor.load_text(self.editing_state.base or "")
             self.editor.move_cursor((min(row, self.editor.document.line_count - 1), 0))
         self.editor.mark(set())
-        self.diagnostics = []
-        self.changed_on_disk = False
         await self.problems.show([], None)
         await self._render_view(row + 1)
         self.inspected = None
@@ -409,17 +395,14 @@ class TopicsScreen(Screen):
         self._run_after_save()
 
     def _run_after_save(self) -> None:
-        then, self._after_save = self._after_save, None
+        then = self.editing_state.take_after_save()
         if then is not None:
             then()
 
     def action_next_problem(self) -> None:
-        here = f"topics/{self.path}"
-        lines = sorted({d.line for d in self.diagnostics if d.file == here and d.line})
-        if not lines:
-            return
-        row = self.editor.cursor_location[0] + 1
-        self._go_to(next((line for line in lines if line > row), lines[0]))
+        line = self.editing_state.next_problem(self.editor.cursor_location[0] + 1)
+        if line is not None:
+            self._go_to(line)
 
     def on_diagnostics_panel_chosen(self, message: DiagnosticsPanel.Chosen) -> None:
         diagnostic = message.diagnostic
@@ -446,19 +429,17 @@ class TopicsScreen(Screen):
         self.app.call_from_thread(self._rebased, path, text)
 
     def _rebased(self, path: str, text: str | None) -> None:
-        if path == self.path:
-            self.base = text
-            self.changed_on_disk = False
+        if self.editing_state.kept_over(path, text):
             self._header()
             self.notify("Draft kept: saving now replaces the version on disk.", markup=False)
 
     def ask_unsaved(self, leaving: str, then: Callable[[], None]) -> None:
         def answered(answer: str | None) -> None:
             if answer == "save":
-                self._after_save = then
+                self.editing_state.after_save = then
                 self.action_save()
             elif answer == "discard":
-                self.editor.load_text(self.base or "")
+                self.editor.load_text(self.editing_state.discarded())
                 then()
             elif self.path is not None:
                 self.topic_tree.select_path(self.path)
@@ -477,12 +458,12 @@ class TopicsScreen(Screen):
         if not message.topics:
             return
         self.load_listing()
-        if self.path not in message.topics:
+        decision = self.editing_state.disk_changed(message.topics, self.editor.text)
+        if decision == "elsewhere":
             self.inspected = None  # backlinks may have changed
             self._follow_cursor(self.editor.cursor_location[0] + 1)
             return
-        if self.dirty:
-            self.changed_on_disk = True
+        if decision == "keep-draft":
             self._header()
             self.notify(f"topics/{self.path} changed on disk. Your draft is kept; saving asks what to do.",
                         severity="warning", markup=False)
@@ -551,8 +532,7 @@ class TopicsScreen(Screen):
         path, block_id = self.path, paragraph.ids[-1]
 
         def answered(reason: str | None) -> None:
-            if reason:
-                self.saving = True
+            if reason and self.editing_state.begin_retire(self.editor.text):
                 self._header()
                 self._retire(path, block_id, reason)
 
