@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import uuid
 from pathlib import Path
 
 
@@ -24,11 +23,11 @@ def fsync_dir(path: Path) -> None:
 def atomic_write_bytes(path: Path, data: bytes, *, mode: int = 0o600, durable: bool = True) -> None:
     """Write `data` to `path` so that readers see the old or the new bytes, never a mix.
 
-    Temp file `<name>.<uuid>.tmp` in the same directory, fsync, chmod, `os.replace`,
+    Temp file `<name>.<32 random hex>.tmp` (os.urandom: `uuid` would import `platform`) in the same directory, fsync, chmod, `os.replace`,
     fsync of the parent (the OpenProgram convention).
     """
     path = Path(path)
-    tmp = path.with_name(f"{path.name}.{uuid.uuid4().hex}.tmp")
+    tmp = path.with_name(f"{path.name}.{os.urandom(16).hex()}.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
     try:
         with os.fdopen(fd, "wb") as fh:
@@ -64,7 +63,7 @@ def write_file_batched(path: str, data: bytes, *, mode: int = 0o600) -> os.stat_
     try:
         fd = os.open(tmp, flags, mode)
     except FileExistsError:  # left by a crashed run of a process with our pid
-        tmp = f"{path}.{uuid.uuid4().hex}.tmp"
+        tmp = f"{path}.{os.urandom(16).hex()}.tmp"
         fd = os.open(tmp, flags, mode)
     try:
         try:

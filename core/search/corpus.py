@@ -11,9 +11,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..memory.sources import handle_target, scan_archive
-from ..memory.topics import parse_cached, topic_rel_to_root
-
 TOPICS = "topics"
 SOURCES = "sources"
 _LINK_RE = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
@@ -51,6 +48,10 @@ class Doc:
 
 def topic_docs(rel: str, text: str) -> list[Doc]:
     """Blocks of the topic file at `rel` (`topics/…`), in file order."""
+    # Parsing needs the memory package; a search that finds every file cached never does.
+    from ..memory.sources import handle_target
+    from ..memory.topics import parse_cached, topic_rel_to_root
+
     topic_path = rel.removeprefix(f"{TOPICS}/")
     doc = parse_cached(topic_path, text)
     out = []
@@ -70,6 +71,8 @@ def topic_docs(rel: str, text: str) -> list[Doc]:
 
 def source_docs(rel: str, data: bytes) -> list[Doc]:
     """Records of the archive at `rel` (`sources/…`): its valid frames, trusted ones only."""
+    from ..memory.sources import scan_archive
+
     scan = scan_archive(data, rel)
     return [
         Doc("source", (frame.source_id,), rel, frame.line, (), clean_text(frame.text))
@@ -80,6 +83,8 @@ def source_docs(rel: str, data: bytes) -> list[Doc]:
 
 def untrusted_targets(rel: str, data: bytes) -> set[str]:
     """`path#anchor` of every pending (untrusted) record of the archive at `rel`."""
+    from ..memory.sources import scan_archive
+
     return {f"{rel}#{frame.anchor}" for frame in scan_archive(data, rel).frames if not frame.trusted}
 
 

@@ -4,7 +4,10 @@ Per file, the cache keeps the content hash and what was extracted from it
 (`memory/.scriptorium/search-cache.json`). A refresh stats every file; a file whose
 size or mtime moved is re-hashed, and only a file whose hash changed is parsed again.
 The BM25 model is rebuilt only when the set of (file, hash) pairs changed, so queries
-between edits reuse it — in this process, and, for the parsing, across processes.
+between edits reuse it. The topic model is also saved (`search-model.bin`, stamped
+with a digest of those pairs): a fresh process whose files match loads it instead of
+rebuilding — a hook answering before an agent's prompt costs a stat per file, the
+cache's JSON and the saved arrays, never bm25s or numpy (`vectorize=False`).
 """
 
 from __future__ import annotations
@@ -15,13 +18,14 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..fsutil import atomic_write_text
+from ..fsutil import atomic_write_bytes, atomic_write_text
 from ..paths import RUNTIME_DIR
 from .corpus import SOURCES, TOPICS, Doc, source_docs, topic_docs, untrusted_targets
 from .ranking import Bm25Index
 from .tokenize import tokenize
 
 CACHE_FILE = "search-cache.json"
+MODEL_FILE = "search-model.bin"
 CACHE_VERSION = 1
 DEFAULT_TOP_K = 5
 # Only channel archives can hold untrusted (pending) evidence (formats §2.6).
@@ -57,9 +61,13 @@ class _FileEntry:
 
 
 class SearchIndex:
-    def __init__(self, memory_dir: Path) -> None:
+    def __init__(self, memory_dir: Path, *, vectorize: bool = True) -> None:
+        """`vectorize`: query a loaded model with numpy (long-lived processes); a
+        one-shot process passes False and never imports numpy for a saved model."""
         self.memory = Path(memory_dir)
+        self.vectorize = vectorize
         self._cache_path = self.memory / RUNTIME_DIR / CACHE_FILE
+        self._model_path = self.memory / RUNTIME_DIR / MODEL_FILE
         self._files: dict[str, _FileEntry] = self._load_cache()
         self._models: dict[bool, tuple[tuple, list[Doc], Bm25Index]] = {}
         self._untrusted: set[str] = set()
@@ -90,9 +98,21 @@ class SearchIndex:
         model = self._models.get(include_sources)
         if model is None or model[0] != fingerprint:
             docs = [d for rel, e in sorted(files.items()) for d in e.docs if d.kind == "block" or include_sources]
-            self._models[include_sources] = (fingerprint, docs, Bm25Index([tokenize(d.search_text()) for d in docs]))
-            report.rebuilt = True
+            digest = _digest(fingerprint)
+            bm25 = None if include_sources else self._load_model(digest, len(docs))
+            if bm25 is None:
+                bm25 = Bm25Index([tokenize(d.search_text()) for d in docs])
+                report.rebuilt = True
+                if not include_sources:
+                    self._save_model(digest, bm25)
+            self._models[include_sources] = (fingerprint, docs, bm25)
         return report
+
+    def baseline(self, query: str, *, include_sources: bool = False) -> float:
+        """What a block sharing no word with `query` scores (BM25+'s floor), as of the
+        last refresh: a hit's score minus this is what its matching words earned."""
+        model = self._models.get(include_sources)
+        return model[2].baseline(tokenize(query)) if model else 0.0
 
     def search(self, query: str, *, top_k: int = DEFAULT_TOP_K, include_sources: bool = False) -> list[Hit]:
         """The best `top_k` blocks for `query` (and source records if asked), best first.
@@ -177,6 +197,28 @@ class SearchIndex:
         except (OSError, ValueError, KeyError, TypeError, AttributeError):
             return {}
 
+    def _load_model(self, digest: str, size: int) -> Bm25Index | None:
+        try:
+            blob = self._model_path.read_bytes()
+        except OSError:
+            return None
+        if blob[:len(digest)] != digest.encode("ascii"):
+            return None
+        try:
+            bm25 = Bm25Index.from_bytes(blob[len(digest):])
+        except (ValueError, KeyError, TypeError):
+            return None
+        if bm25.size != size:
+            return None
+        return bm25.vectorize() if self.vectorize else bm25
+
+    def _save_model(self, digest: str, bm25: Bm25Index) -> None:
+        try:
+            self._model_path.parent.mkdir(parents=True, exist_ok=True)
+            atomic_write_bytes(self._model_path, digest.encode("ascii") + bm25.to_bytes(), durable=False)
+        except OSError:
+            pass  # like the cache: saving only saves time
+
     def _save_cache(self) -> None:
         doc = {
             "version": CACHE_VERSION,
@@ -191,6 +233,11 @@ class SearchIndex:
             atomic_write_text(self._cache_path, json.dumps(doc, ensure_ascii=False, separators=(",", ":")), durable=False)
         except OSError:
             pass  # the cache only saves time; a read-only workspace still searches
+
+
+def _digest(fingerprint: tuple) -> str:
+    """sha256 of the model's (file, hash) pairs: the saved model's stamp."""
+    return hashlib.sha256(json.dumps(fingerprint, ensure_ascii=False).encode("utf-8")).hexdigest()
 
 
 def _is_channel(rel: str) -> bool:

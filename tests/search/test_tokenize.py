@@ -29,3 +29,11 @@ def test_english_word_forms_share_one_stem():
     assert tokenize("tests tested testing") == ["test"] * 3
     assert tokenize("the caches evicted") == tokenize("cache eviction") == ["cach", "evict"]
     assert tokenize("running runners") == ["run", "runner"]
+
+
+def test_the_vendored_stop_words_are_bm25s_english_list():
+    from bm25s.stopwords import STOPWORDS_EN
+
+    from scriptorium.core.search.tokenize import STOPWORDS
+
+    assert STOPWORDS == frozenset(STOPWORDS_EN)
