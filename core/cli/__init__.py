@@ -38,20 +38,39 @@ COMMAND_MODULES: list[str] = [
     "mcp_cmd",
     "agents_cmd",
     "sync",
+    "hook",
 ]
 
 
-def build_parser() -> argparse.ArgumentParser:
+# Commands an agent waits on: only their own module is loaded (see `main`).
+LEAN_COMMANDS = {"hook": "hook"}
+
+
+def build_parser(modules: Sequence[str] = COMMAND_MODULES) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="scriptorium",
         description="Branch-aware long-term memory for AI agents. With no command, opens the TUI.",
     )
     parser.add_argument("--state", metavar="DIR", help="state directory (default: $SCRIPTORIUM_STATE or the platform data dir)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMAND_MODULES:
+    for name in modules:
         module = importlib.import_module(f"{__name__}.{name}")
         module.register(sub)
     return parser
+
+
+def _command(argv: Sequence[str]) -> str | None:
+    """The subcommand named in `argv` (skipping `--state DIR`), without parsing."""
+    args = list(argv)
+    while args:
+        head = args.pop(0)
+        if head == "--state":
+            args = args[1:]
+        elif not head.startswith("-"):
+            return head
+        elif not head.startswith("--state="):
+            return None
+    return None
 
 
 def main(argv: Sequence[str] | None = None, open_app: AppOpener | None = None) -> int:
@@ -59,9 +78,12 @@ def main(argv: Sequence[str] | None = None, open_app: AppOpener | None = None) -
 
     The engine never imports the TUI: the console entry point
     (`scriptorium.tui.entry`) passes the opener, so `python -m scriptorium.core.cli`
-    runs every command but cannot open the app.
+    runs every command but cannot open the app. A command an agent waits on
+    (`LEAN_COMMANDS`) loads only its own module.
     """
-    parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    lean = LEAN_COMMANDS.get(_command(argv) or "")
+    parser = build_parser([lean] if lean else COMMAND_MODULES)
     args = parser.parse_args(argv)
     ctx = CliContext.from_args(args, app_opener=open_app)
     try:

@@ -16,7 +16,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ..fence import fence_memory
+from ..fence import core_injection
 from ..tokens import count_tokens
 from .sources import SourceIndex
 from .topics import TopicDoc, is_relative_target, parse_cached, root_to_topic_rel, topic_rel_to_root
@@ -123,10 +123,5 @@ def render_core(doc: TopicDoc, budget: int, sources: SourceIndex) -> CoreRender:
 
 
 def injection(rendered: str, inject: bool) -> str:
-    """What goes into the system prompt: nothing when injection is off or the core has
-    nothing but headings; otherwise the rendered core, fenced once."""
-    if not inject:
-        return ""
-    if not any(line.strip() and not line.startswith("# ") for line in rendered.splitlines()):
-        return ""
-    return fence_memory(rendered)
+    """What goes into the system prompt (`scriptorium.core.fence.core_injection`)."""
+    return core_injection(rendered, inject)

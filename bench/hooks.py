@@ -1,0 +1,129 @@
+"""Hooks benchmark (issue 14, item 7): the cost of the hooks an agent waits on.
+
+* session start: CPU time of a cold `scriptorium hook claude-code session-start` on a
+  state whose rendered core is full (2,000-token budget), as a ratio to `python -c pass`
+  in the same environment, measured in the same run (target: at most 3×);
+* recall: CPU time of a cold `scriptorium hook claude-code user-prompt-submit` over
+  10,000 topic blocks (bench/search.py's workspace: 400 topics × 25 blocks, half English,
+  half Chinese) once the saved index is in place (target: at most 0.3 s);
+* MCP: a warm `memory_search` through `scriptorium mcp` with the SDK's stdio client
+  (target under 5 ms) — printed as null until that command exists.
+
+CPU time is the child's user + system time (`resource.getrusage`), median of several runs.
+Last line: one JSON object of the key figures.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from search import SEED, make_blocks, make_queries, write_workspace  # noqa: E402
+
+RUNS = 9
+CORE_FACTS = 60  # about 2,000 tokens of rendered core
+
+
+def scriptorium() -> list[str]:
+    exe = shutil.which("scriptorium", path=str(Path(sys.executable).parent))
+    return [exe] if exe else [sys.executable, "-m", "scriptorium.core.cli"]
+
+
+def cpu_of(argv: list[str], stdin: bytes = b"") -> tuple[float, bytes]:
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    done = subprocess.run(argv, input=stdin, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, check=False)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), done.stdout
+
+
+def write_core(memory: Path, rng: random.Random) -> None:
+    words = "cache runner bucket region eviction release hotfix deploy review branch build target lane".split()
+    facts = [" ".join(rng.choices(words, k=22)).capitalize() + f". ^{n:08x}" for n in range(CORE_FACTS)]
+    (memory / "core.md").write_text("# Core\n\n" + "\n\n".join(facts) + "\n", encoding="utf-8")
+
+
+def payload(session: str, **fields: object) -> bytes:
+    return json.dumps({"session_id": session, "transcript_path": "/nonexistent.jsonl", "cwd": "/tmp",
+                       "permission_mode": "default", **fields}).encode("utf-8")
+
+
+def mcp_search_ms(state: Path) -> float | None:
+    """Median warm `memory_search` through `scriptorium mcp`, or None while there is no such command."""
+    probe = subprocess.run([*scriptorium(), "mcp", "--help"], capture_output=True, check=False)
+    if probe.returncode != 0:
+        return None
+    try:
+        import anyio
+        from mcp import ClientSession, StdioServerParameters
+        from mcp.client.stdio import stdio_client
+    except ImportError:
+        return None
+    import time
+
+    async def measure() -> float:
+        cmd = scriptorium()
+        params = StdioServerParameters(command=cmd[0], args=[*cmd[1:], "--state", str(state), "mcp"])
+        async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            await session.call_tool("memory_search", {"query": "warm up"})
+            samples = []
+            for query in ("sccache bucket region", "release hotfix", "的一是", "target directory cache"):
+                for _ in range(5):
+                    start = time.perf_counter()
+                    await session.call_tool("memory_search", {"query": query, "top_k": 5})
+                    samples.append((time.perf_counter() - start) * 1000)
+            return statistics.median(samples)
+
+    return anyio.run(measure)
+
+
+def main() -> int:
+    rng = random.Random(SEED)
+    blocks = make_blocks(rng)
+    queries = [q for q in make_queries(rng, blocks) if q.strip()]
+    cmd = scriptorium()
+    with tempfile.TemporaryDirectory() as tmp:
+        state = Path(tmp) / "state"
+        memory = state / "memory"
+        write_workspace(memory, blocks)
+        write_core(memory, rng)
+        hook = [*cmd, "--state", str(state), "hook", "claude-code"]
+
+        first_cpu, _ = cpu_of([*hook, "user-prompt-submit"], payload("prime", prompt=queries[0]))  # builds, saves
+        base, start, recall, hits = [], [], [], 0
+        for n in range(RUNS):
+            base.append(cpu_of([sys.executable, "-c", "pass"])[0])
+            cpu, out = cpu_of([*hook, "session-start"], payload(f"s{n}", source="startup"))
+            assert b"additionalContext" in out, out
+            start.append(cpu)
+            cpu, out = cpu_of([*hook, "user-prompt-submit"], payload(f"r{n}", prompt=queries[n % len(queries)]))
+            hits += b"additionalContext" in out
+            recall.append(cpu)
+        mcp_ms = mcp_search_ms(state)
+
+    base_s, start_s, recall_s = statistics.median(base), statistics.median(start), statistics.median(recall)
+    ratio = start_s / base_s
+    print(f"{len(blocks)} blocks, {RUNS} runs each (median CPU seconds, user + system)")
+    print(f"  {'python -c pass':<44} {base_s:8.3f}")
+    print(f"  {'hook claude-code session-start':<44} {start_s:8.3f}   {ratio:.2f}x  (target <= 3x)")
+    print(f"  {'hook claude-code user-prompt-submit (cold)':<44} {recall_s:8.3f}   target <= 0.3 s; {hits}/{RUNS} recalled")
+    print(f"  {'first recall (builds and saves the index)':<44} {first_cpu:8.3f}")
+    print(f"  {'mcp memory_search (warm, ms)':<44} " + ("    null   (no `scriptorium mcp` yet)" if mcp_ms is None
+                                                        else f"{mcp_ms:8.3f}   target < 5 ms"))
+    print(json.dumps({"session_start_ratio": round(ratio, 2), "recall_cold_cpu_s": round(recall_s, 3),
+                      "mcp_search_ms": None if mcp_ms is None else round(mcp_ms, 3)}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

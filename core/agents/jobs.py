@@ -1,0 +1,167 @@
+"""The hooks' slow half: import a transcript and write it, in a detached process.
+
+`queue` (in the hook, while the agent waits) checks the call, then starts
+`scriptorium hook AGENT EVENT --foreground` in a new session with the same payload on
+its stdin and returns: no model call, import or git happens while the agent waits.
+`run` (in that process) imports the one transcript incrementally and then, by event:
+stop → `write(force=False)` (one pass, only at the threshold); pre-compact → the head
+branch with `force` (what the compactor drops is in memory first); session end →
+`finish`. Afterwards the search index is refreshed and saved, so that the next
+prompt's recall loads it instead of rebuilding, and the core injection's token count is
+noted for the hook log (session start never loads the tokenizer).
+
+Jobs of one agent session coalesce: a job that finds another running leaves its
+request (the strongest asked for wins: session end > pre-compact > stop) and exits;
+the running one picks it up before it ends, so no request is lost and no two jobs
+import the same transcript at once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from ..fsutil import atomic_write_text
+from ..paths import StatePaths
+from .event import HookEvent
+from .hook_log import HookCall
+
+STRENGTH = {"stop": 0, "pre-compact": 1, "session-end": 2}
+
+
+def jobs_dir(state_dir: Path) -> Path:
+    return StatePaths(Path(state_dir)).runtime / "hooks" / "jobs"
+
+
+def queue(module: ModuleType, ev: HookEvent, state_dir: Path, call: HookCall, *, foreground: bool) -> None:
+    """Start the work for `ev` (or, `foreground`, do it now). Raises on an unusable call,
+    so the caller logs it: no session id, or a transcript that is not there."""
+    if not ev.session_id:
+        raise ValueError("the hook input has no session_id")
+    transcript = module.locate_transcript(ev)
+    if transcript is not None and not transcript.is_file():
+        raise FileNotFoundError(f"transcript not found: {transcript}")
+    if transcript is None and ev.agent != "codex":  # Codex's is looked up by thread id, in the job
+        raise ValueError("the hook input names no transcript")
+    call.detail["transcript"] = str(transcript) if transcript else None
+    if foreground:
+        call.detail["phase"] = "foreground"
+        _work(module, ev, Path(state_dir), call)
+        return
+    call.detail["phase"] = "queued"
+    call.detail["pid"] = spawn(ev, Path(state_dir))
+
+
+def spawn(ev: HookEvent, state_dir: Path) -> int:
+    """`scriptorium hook … --foreground` in a new session, the payload on its stdin."""
+    payload = {"session_id": ev.session_id, "cwd": ev.cwd,
+               "transcript_path" if ev.agent != "pi" else "session_file": ev.transcript}
+    folder = jobs_dir(state_dir)
+    folder.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryFile(dir=folder) as fh:
+        fh.write(json.dumps(payload).encode("utf-8"))
+        fh.seek(0)
+        argv = [sys.executable, "-m", "scriptorium.core.cli", "--state", str(state_dir), "hook", ev.agent,
+                ev.event if ev.agent != "pi" else "session-shutdown", "--foreground"]
+        process = subprocess.Popen(argv, stdin=fh, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                   start_new_session=True, close_fds=True)
+    return process.pid
+
+
+def _work(module: ModuleType, ev: HookEvent, state_dir: Path, call: HookCall) -> None:
+    """Coalesce with any job of the same agent session, then do what is asked."""
+    from filelock import FileLock, Timeout
+
+    key = hashlib.sha1(f"{ev.agent}\0{ev.session_id}".encode("utf-8")).hexdigest()[:16]
+    folder = jobs_dir(state_dir)
+    folder.mkdir(parents=True, exist_ok=True)
+    request, lock = folder / f"{key}.request", FileLock(str(folder / f"{key}.lock"), thread_local=False)
+    _ask(request, ev.event)
+    while True:
+        try:
+            lock.acquire(timeout=0)
+        except Timeout:
+            call.detail["coalesced"] = True  # the running job will do it
+            return
+        try:
+            while (event := _take(request)) is not None:
+                _one(module, HookEvent(**{**ev.__dict__, "event": event}), state_dir, call)
+        finally:
+            lock.release()
+        if not request.exists():  # a request that arrived while we released is ours to do
+            return
+
+
+def _ask(request: Path, event: str) -> None:
+    try:
+        current = request.read_text(encoding="utf-8").strip()
+    except OSError:
+        current = ""
+    if STRENGTH.get(current, -1) < STRENGTH[event]:
+        atomic_write_text(request, event, durable=False)
+
+
+def _take(request: Path) -> str | None:
+    try:
+        event = request.read_text(encoding="utf-8").strip()
+        request.unlink()
+    except OSError:
+        return None
+    return event if event in STRENGTH else None
+
+
+def _one(module: ModuleType, ev: HookEvent, state_dir: Path, call: HookCall) -> None:
+    from ..importers.run import import_sources
+    from ..sessions.store import SessionStore
+    from ..writer import finish, write
+
+    transcript = module.locate_transcript(ev)
+    if transcript is None or not transcript.is_file():
+        raise FileNotFoundError(f"transcript not found for session {ev.session_id}")
+    store = SessionStore(state_dir)
+    report = import_sources(store, module.IMPORT_KIND, [transcript], workers=1)
+    sid = _session_of(module, ev, [s.session_id for s in report.sessions], store)
+    step: dict[str, Any] = {"event": ev.event, "session": sid, "nodes_added": report.nodes_added}
+    if report.errors:
+        step["import_errors"] = report.errors[:5]
+    if sid is None:
+        step["write"] = "nothing imported yet"
+    else:
+        result = finish(store, sid) if ev.event == "session-end" else write(store, sid, force=ev.event == "pre-compact")
+        step["write"] = {"outcome": result.outcome, "code": result.code, "message": result.message}
+        if result.outcome == "permanent":
+            call.outcome, call.error = "error", f"{result.code}: {result.message}"
+        elif result.outcome == "retryable" and call.outcome == "ok":
+            call.outcome = "skipped"  # the next turn's job tries again
+    call.detail.setdefault("steps", []).append(step)
+    call.detail["session"] = sid
+    _after_write(state_dir)
+
+
+def _session_of(module: ModuleType, ev: HookEvent, imported: list[str], store: Any) -> str | None:
+    """The Scriptorium session the agent's session was imported as: `<prefix><its id>`, or
+    (a Codex fork or sub-agent thread) the session of its family, which the import names."""
+    from ..importers.plan import safe_id
+
+    expected = safe_id(ev.session_id, prefix=module.SESSION_PREFIX)
+    if expected in imported or store.has_session(expected):
+        return expected
+    return imported[0] if imported else None
+
+
+def _after_write(state_dir: Path) -> None:
+    """Keep what the next hooks read ready: the saved search model, the core's token count."""
+    from ..search import SearchIndex
+    from ..tokens import count_tokens
+    from .inject import note_tokens, session_start_injection
+
+    SearchIndex(StatePaths(state_dir).memory).refresh()
+    text = session_start_injection(state_dir).text
+    if text:
+        note_tokens(state_dir, text, count_tokens(text))

@@ -1,0 +1,108 @@
+"""Recall before an agent's prompt: the best blocks for it, above a floor, within a budget.
+
+BM25+ scores every document at least its "floor" (see `search.ranking`), and the floor
+grows with the query, so the relevance of a hit is what its matching words earned: its
+score minus the floor. A hit is kept when that is at least `recall.min_relevance` and at
+least `recall.relative_floor` of the best hit's; blocks this agent session was already
+given (the core at session start, earlier recalls) are skipped; hits are added best
+first while the fenced text stays within `recall.budget_chars`.
+
+Settings (`config.toml`, table `[recall]`): `enabled` (default true; recall is also off
+when `core.inject` is false), `top_k` (5), `min_relevance` (1.0), `relative_floor`
+(0.5), `budget_chars` (2000, about 500 tokens).
+
+Runs in a fresh process before every prompt, so the index is opened with
+`vectorize=False`: a saved model is loaded, never rebuilt when nothing changed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..config import Config, load_config
+from ..fence import AGENT_NOTE, fence_memory
+from ..paths import StatePaths
+
+DEFAULTS: dict[str, Any] = {"enabled": True, "top_k": 5, "min_relevance": 1.0, "relative_floor": 0.5,
+                            "budget_chars": 2000}
+_CANDIDATES = 4  # hits ranked per hit wanted: room for the seen and the over-budget ones
+
+
+@dataclass
+class RecallSettings:
+    enabled: bool = DEFAULTS["enabled"]
+    top_k: int = DEFAULTS["top_k"]
+    min_relevance: float = DEFAULTS["min_relevance"]
+    relative_floor: float = DEFAULTS["relative_floor"]
+    budget_chars: int = DEFAULTS["budget_chars"]
+
+    @classmethod
+    def from_config(cls, config: Config) -> "RecallSettings":
+        """The `[recall]` table; a value of the wrong type or out of range reads as its default."""
+        def number(key: str, kind: type, low: float, high: float | None = None) -> Any:
+            value = config.get(f"recall.{key}", DEFAULTS[key])
+            ok = isinstance(value, (int, float)) and not isinstance(value, bool) and isinstance(value, kind)
+            if not ok or value < low or (high is not None and value > high):
+                return DEFAULTS[key]
+            return value
+
+        enabled = config.get("recall.enabled", True)
+        inject = config.get("core.inject", True)
+        return cls(
+            enabled=(enabled if isinstance(enabled, bool) else True) and (inject if isinstance(inject, bool) else True),
+            top_k=number("top_k", int, 1),
+            min_relevance=float(number("min_relevance", (int, float), 0)),
+            relative_floor=float(number("relative_floor", (int, float), 0, 1)),
+            budget_chars=number("budget_chars", int, 1),
+        )
+
+
+@dataclass
+class Recall:
+    text: str  # fenced, or "" (nothing to add)
+    reason: str  # "recalled" | "off" | "no hits" | "all seen" | "over budget"
+    hits: list[dict[str, Any]] = field(default_factory=list)  # block_id, path, score, relevance
+    skipped_seen: int = 0
+    skipped_budget: int = 0
+
+    @property
+    def blocks(self) -> list[str]:
+        return [h["block_id"] for h in self.hits]
+
+
+def recall_for_prompt(state_dir: Path, prompt: str, seen: set[str] | frozenset[str] = frozenset(),
+                      settings: RecallSettings | None = None) -> Recall:
+    """What to add to the agent's context for `prompt`."""
+    settings = settings or RecallSettings.from_config(load_config(Path(state_dir)))
+    if not settings.enabled:
+        return Recall("", "off")
+    if not prompt.strip():
+        return Recall("", "no hits")
+    from ..search import SearchIndex, render_hit
+
+    index = SearchIndex(StatePaths(Path(state_dir)).memory, vectorize=False)
+    ranked = index.search(prompt, top_k=settings.top_k * _CANDIDATES + len(seen))
+    floor = index.baseline(prompt)
+    relevant = [(hit, hit.score - floor) for hit in ranked if hit.score - floor >= settings.min_relevance]
+    if relevant:
+        best = relevant[0][1]
+        relevant = [(hit, rel) for hit, rel in relevant if rel >= settings.relative_floor * best]
+    kept, pieces, seen_n, over = [], [], 0, 0
+    for hit, relevance in relevant:
+        if len(kept) >= settings.top_k:
+            break
+        if hit.block_id in seen:
+            seen_n += 1
+            continue
+        trial = pieces + [render_hit(hit)]
+        if len(fence_memory("\n\n".join(trial), AGENT_NOTE)) > settings.budget_chars:
+            over += 1
+            continue
+        pieces = trial
+        kept.append({"block_id": hit.block_id, "path": hit.path, "score": round(hit.score, 3),
+                     "relevance": round(relevance, 3)})
+    text = fence_memory("\n\n".join(pieces), AGENT_NOTE) if pieces else ""
+    reason = "recalled" if kept else ("all seen" if seen_n else "over budget" if over else "no hits")
+    return Recall(text, reason, kept, seen_n, over)
