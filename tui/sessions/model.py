@@ -24,10 +24,10 @@ from scriptorium.core.sessions.marker import (
     MARK_KEY,
     PendingTurn,
     WorkspaceIdError,
+    counted_ids,
     cut_batch,
     pending,
     trigger_tokens,
-    workspace_id,
 )
 from scriptorium.core.sessions.nodes import Node
 from scriptorium.core.paths import StatePaths
@@ -55,14 +55,15 @@ def short_id(node_id: str) -> str:
     return sanitize_line(node_id.removeprefix("summary_"))[:8]
 
 
-def node_state(entry: IndexEntry, workspace: str) -> str:
-    """The state a node is drawn in; marks by other workspaces are shown, not trusted."""
+def node_state(entry: IndexEntry, workspaces: frozenset[str]) -> str:
+    """The state a node is drawn in; marks by workspaces that do not share this memory
+    are shown, not trusted (`workspaces`: the ids whose marks count, see counted_ids)."""
     if entry.rewound:
         return REWOUND
     if not entry.is_record:
         return UNRECORDED
     mark = entry.marks.get(MARK_KEY)
-    if mark == workspace:
+    if mark in workspaces:
         return WRITTEN
     return ELSEWHERE if mark else PENDING
 
@@ -107,7 +108,7 @@ def list_sessions(state_dir: Path) -> SessionListing:
     summaries, problems = store.list_sessions()
     problems = list(problems)
     rows: list[SessionRow] = []
-    wid = workspace_id(state_dir) if summaries else ""
+    wid = counted_ids(state_dir) if summaries else frozenset()
     failures = session_failures(StatePaths(state_dir)) if summaries else {}
     for summary in summaries:
         try:
@@ -261,7 +262,7 @@ def load_graph(state_dir: Path, session_id: str) -> SessionGraph:
     entries = store.index(session_id).entries
     head = store.head(session_id)
     # The writer's own threshold, so the batch shown is the batch it would cut.
-    wid = workspace_id(state_dir)
+    wid = counted_ids(state_dir)
     threshold = trigger_tokens(state_dir)
     ordered = sorted(entries.values(), key=lambda e: e.seq)
     items = [GraphItem(e.id, *_parent(e, entries), side=e.rewound or e.kind == "summary") for e in ordered]
@@ -308,7 +309,7 @@ def owed_ids(state_dir: Path, job: WriteJob) -> set[str]:
     Progress is read this way while the pipeline works: each batch is marked when it is
     installed, so the turns of the job that are no longer pending are the turns written so far."""
     store = SessionStore(state_dir)
-    wid = workspace_id(state_dir)
+    wid = counted_ids(state_dir)
     tips = [job.tip] if job.tip is not None else store.list_branches(job.session_id)
     return {turn.id for tip in tips for turn in pending(store, job.session_id, tip, wid)}
 
