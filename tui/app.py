@@ -67,6 +67,12 @@ def _project_screen() -> Screen:
     return ProjectScreen()
 
 
+def _sync_screen() -> Screen:
+    from .sync.screen import SyncScreen
+
+    return SyncScreen()
+
+
 def _session_commands() -> type[Provider]:
     from .commands import SessionCommands
 
@@ -83,6 +89,7 @@ SCREENS: list[tuple[str, str, Callable[[], Screen]]] = [
     ("sleep", "Sleep", _sleep_screen),
     ("history", "History", _history_screen),
     ("project", "Project memory", _project_screen),
+    ("sync", "Sync", _sync_screen),
 ]
 
 

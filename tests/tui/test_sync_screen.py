@@ -1,0 +1,73 @@
+"""The Sync screen: remote state, conflicts side by side, settled through the transaction."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from scriptorium.core.memory import Workspace, save_topic
+from scriptorium.core.sync.conflicts import list_conflicts
+from scriptorium.core.sync.remote import add_remote
+from scriptorium.core.sync.run import sync
+from scriptorium.tui.sync.screen import SyncScreen
+
+from .helpers import screen_lines
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture()
+def conflicted(tmp_path: Path) -> Path:
+    """Machine b of two, holding one sync conflict on Ada's drink."""
+    bare = tmp_path / "r.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(bare)], check=True)
+    a, b = tmp_path / "a", tmp_path / "b"
+    save_topic(Workspace.open(a), "ada.md", "# Ada\n\nAda likes tea.\n\nAda lives in Paris.\n")
+    for s in (a, b):
+        add_remote(Workspace.open(s).root, "origin", str(bare))
+    sync(a), sync(b), sync(a)
+    for s, drink in ((a, "green"), (b, "black")):
+        ws = Workspace.open(s)
+        save_topic(ws, "ada.md", ws.read_topic("ada.md").replace("Ada likes tea.", f"Ada likes {drink} tea."))
+    sync(a)
+    assert len(sync(b).conflicts) == 1
+    return b
+
+
+async def open_sync(app, pilot, settle) -> SyncScreen:
+    await settle(pilot)
+    app.switch_mode("sync")
+    await settle(pilot)
+    await pilot.pause(0.3)
+    await settle(pilot)
+    assert isinstance(app.screen, SyncScreen)
+    return app.screen
+
+
+async def test_a_conflict_shows_both_texts_and_keeping_the_incoming_one_settles_it(make_app, settle, conflicted):
+    app = make_app(conflicted)
+    async with app.run_test(size=(150, 40)) as pilot:
+        screen = await open_sync(app, pilot, settle)
+        text = "\n".join(screen_lines(app))
+        assert "origin" in text and "Ada likes black tea." in text and "Ada likes green tea." in text
+        await pilot.press("n")
+        for _ in range(40):
+            await pilot.pause(0.1)
+            if not screen.busy and not screen.status.conflicts:
+                break
+        await settle(pilot)
+    assert list_conflicts(conflicted) == []
+    topic = Workspace(conflicted).read_topic("ada.md")
+    assert "Ada likes green tea." in topic and "black tea" not in topic
+
+
+async def test_without_a_remote_the_screen_says_how_to_add_one(make_app, settle, tmp_path):
+    state = tmp_path / "s"
+    save_topic(Workspace.open(state), "ada.md", "# Ada\n\nAda likes tea.\n")
+    app = make_app(state)
+    async with app.run_test(size=(150, 40)) as pilot:
+        await open_sync(app, pilot, settle)
+        text = "\n".join(screen_lines(app))
+        assert "No remote" in text and "scriptorium remote add" in text
