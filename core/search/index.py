@@ -15,8 +15,14 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from bisect import bisect_right
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from itertools import accumulate
 from pathlib import Path
+from typing import Any
+
+import orjson
 
 from ..fsutil import atomic_write_bytes, atomic_write_text
 from ..paths import RUNTIME_DIR
@@ -56,8 +62,42 @@ class _FileEntry:
     sha256: str
     size: int
     mtime_ns: int
-    docs: list[Doc]
+    items: list[Any]  # Docs, or as read from the cache: dicts, made Docs when first needed
     untrusted: list[str] = field(default_factory=list)  # channel archives: pending `path#anchor`s
+
+    @property
+    def docs(self) -> list[Doc]:
+        if self.items and not isinstance(self.items[0], Doc):
+            self.items = [Doc.from_json(d) for d in self.items]
+        return self.items
+
+    def doc(self, i: int) -> Doc:
+        item = self.items[i]
+        return item if isinstance(item, Doc) else Doc.from_json(item)
+
+
+class _Docs(Sequence[Doc]):
+    """The model's documents in index order, over the files' entries: a query that loads
+    a saved model parses only its hits' documents out of the cache."""
+
+    def __init__(self, entries: list[_FileEntry]) -> None:
+        self._entries = entries
+        self._starts = list(accumulate((len(e.items) for e in entries), initial=0))
+
+    def __len__(self) -> int:
+        return self._starts[-1]
+
+    def __getitem__(self, i):  # type: ignore[override]
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        if not 0 <= i < len(self):
+            raise IndexError(i)
+        n = bisect_right(self._starts, i) - 1
+        return self._entries[n].doc(i - self._starts[n])
+
+    def __iter__(self) -> Iterator[Doc]:
+        for entry in self._entries:
+            yield from entry.docs
 
 
 class SearchIndex:
@@ -97,7 +137,8 @@ class SearchIndex:
         )
         model = self._models.get(include_sources)
         if model is None or model[0] != fingerprint:
-            docs = [d for rel, e in sorted(files.items()) for d in e.docs if d.kind == "block" or include_sources]
+            # topic files hold only blocks, archives only source records
+            docs = _Docs([e for rel, e in sorted(files.items()) if include_sources or rel.startswith(f"{TOPICS}/")])
             digest = _digest(fingerprint)
             bm25 = None if include_sources else self._load_model(digest, len(docs))
             if bm25 is None:
@@ -144,39 +185,42 @@ class SearchIndex:
         return any(ref in self._untrusted for ref in doc.refs)
 
     def _list(self, *, include_sources: bool) -> list[str]:
-        """Topic files, and archives: all of them, or only channel ones (for trust)."""
-        roots = [self.memory / TOPICS]
-        sources = self.memory / SOURCES
+        """Topic files, and archives: all of them, or only channel ones (for trust).
+
+        Plain `os.scandir` and string paths: this runs before every search, and pathlib's
+        per-file objects cost more than the stats themselves."""
+        roots = [TOPICS]
         if include_sources:
-            roots.append(sources)
-        elif sources.is_dir():
-            roots.extend(p for p in sorted(sources.iterdir()) if _is_channel(f"{SOURCES}/{p.name}") and not p.is_symlink())
-        found = []
-        for base in roots:
-            if not base.is_dir() or base.is_symlink():
-                continue
-            for dirpath, dirnames, filenames in os.walk(base):
-                dirnames[:] = sorted(d for d in dirnames if not os.path.islink(os.path.join(dirpath, d)))
-                for name in filenames:
-                    full = os.path.join(dirpath, name)
-                    if name.endswith(".md") and not os.path.islink(full):
-                        found.append(Path(full).relative_to(self.memory).as_posix())
+            roots.append(SOURCES)
+        else:
+            try:
+                with os.scandir(os.path.join(self.memory, SOURCES)) as it:
+                    roots += [f"{SOURCES}/{e.name}" for e in it
+                              if _is_channel(f"{SOURCES}/{e.name}") and e.is_dir(follow_symlinks=False)]
+            except OSError:
+                pass
+        found: list[str] = []
+        base = str(self.memory)
+        for root in roots:
+            if os.path.isdir(os.path.join(base, root)) and not os.path.islink(os.path.join(base, root)):
+                _walk(base, root, found)
         return sorted(found)
 
     def _entry(self, rel: str) -> tuple[_FileEntry | None, str]:
         """The file's entry and how it was had: "same" (stat unchanged), "rehashed", "parsed"."""
-        path = self.memory / rel
+        path = f"{self.memory}/{rel}"
         try:
-            st = path.stat()
+            st = os.stat(path)
             cached = self._files.get(rel)
             if cached and cached.size == st.st_size and cached.mtime_ns == st.st_mtime_ns:
                 return cached, "same"
-            data = path.read_bytes()
+            with open(path, "rb") as fh:
+                data = fh.read()
         except OSError:
             return None, "gone"
         digest = hashlib.sha256(data).hexdigest()
         if cached and cached.sha256 == digest:
-            return _FileEntry(digest, st.st_size, st.st_mtime_ns, cached.docs, cached.untrusted), "rehashed"
+            return _FileEntry(digest, st.st_size, st.st_mtime_ns, cached.items, cached.untrusted), "rehashed"
         if rel.startswith(f"{TOPICS}/"):
             entry = _FileEntry(digest, st.st_size, st.st_mtime_ns, topic_docs(rel, data.decode("utf-8", errors="replace")))
         else:
@@ -186,15 +230,15 @@ class SearchIndex:
 
     def _load_cache(self) -> dict[str, _FileEntry]:
         try:
-            raw = json.loads(self._cache_path.read_text(encoding="utf-8"))
+            raw = orjson.loads(self._cache_path.read_bytes())
             if raw.get("version") != CACHE_VERSION:
                 return {}
             return {
-                rel: _FileEntry(e["sha256"], int(e["size"]), int(e["mtime_ns"]), [Doc.from_json(d) for d in e["docs"]],
+                rel: _FileEntry(e["sha256"], int(e["size"]), int(e["mtime_ns"]), list(e["docs"]),
                                 list(e.get("untrusted", [])))
                 for rel, e in raw["files"].items()
             }
-        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):  # orjson's error is a ValueError
             return {}
 
     def _load_model(self, digest: str, size: int) -> Bm25Index | None:
@@ -223,7 +267,7 @@ class SearchIndex:
         doc = {
             "version": CACHE_VERSION,
             "files": {
-                rel: {"sha256": e.sha256, "size": e.size, "mtime_ns": e.mtime_ns, "docs": [d.to_json() for d in e.docs],
+                rel: {"sha256": e.sha256, "size": e.size, "mtime_ns": e.mtime_ns, "docs": [d.to_json() if isinstance(d, Doc) else d for d in e.items],
                       "untrusted": e.untrusted}
                 for rel, e in sorted(self._files.items())
             },
@@ -233,6 +277,22 @@ class SearchIndex:
             atomic_write_text(self._cache_path, json.dumps(doc, ensure_ascii=False, separators=(",", ":")), durable=False)
         except OSError:
             pass  # the cache only saves time; a read-only workspace still searches
+
+
+def _walk(base: str, rel: str, found: list[str]) -> None:
+    """`.md` files under `base/rel`, as `rel/…` paths; symbolic links are not followed."""
+    try:
+        with os.scandir(os.path.join(base, rel)) as it:
+            entries = list(it)
+    except OSError:
+        return
+    for entry in entries:
+        if entry.is_symlink():
+            continue
+        if entry.is_dir(follow_symlinks=False):
+            _walk(base, f"{rel}/{entry.name}", found)
+        elif entry.name.endswith(".md") and entry.is_file(follow_symlinks=False):
+            found.append(f"{rel}/{entry.name}")
 
 
 def _digest(fingerprint: tuple) -> str:

@@ -27,6 +27,8 @@ import sys
 from array import array
 from dataclasses import dataclass
 
+import orjson
+
 # BM25Plus parameters as rank-bm25 (and OpenProgram's retrieval) use them.
 K1 = 1.5
 B = 0.75
@@ -125,13 +127,13 @@ class Bm25Index:
         at = len(_MAGIC)
         (length,) = struct.unpack_from("<Q", blob, at)
         at += 8
-        header = json.loads(blob[at:at + length].decode("utf-8"))
+        header = orjson.loads(blob[at:at + length])
         at += length
         if header.get("byteorder") != sys.byteorder:
             raise ValueError("saved BM25 index has another byte order")
         index = cls.__new__(cls)
         index.size = int(header["size"])
-        index._vocab = {token: i for i, token in enumerate(header["vocab"])}
+        index._vocab = dict(zip(header["vocab"], range(len(header["vocab"]))))
         arrays = []
         for code, count in zip("fiqf", header["lengths"]):
             a = array(code)
