@@ -36,6 +36,7 @@ from typing import Any
 from ..sessions.nodes import ROOT_ID
 from .jsonl import discover_jsonl, iter_records, peek_records
 from .plan import PlannedNode, SessionPlan, ToolTracker, as_text, parse_time, safe_id, shown, str_field, title_of
+from .resume import Planner, PlannerCache
 
 KIND = "claude-code"
 LABEL = "Claude Code transcript"
@@ -66,7 +67,7 @@ class _Folder:
         self.plan = plan
         self.tools = ToolTracker(plan, KIND)
         self.effective: dict[str, str] = {}  # source uuid -> planned chain id (or ROOT)
-        self.replays: dict[tuple[str, float | None, str], str] = {}  # (type, time, text) -> node id
+        self.replays: dict[tuple[str, float | None, int, int], str] = {}  # (type, time, len, hash of text) -> id
         self.agent_calls: dict[str, str] = {}  # sub-agent id -> the Task tool_use id
         self.task_prompts: dict[str, str] = {}  # Task prompt text -> tool_use id
         self.head_tail: str = ROOT_ID
@@ -196,7 +197,7 @@ class _Folder:
             self.effective[uuid] = self.resolve(parent, on_head)
             self.plan.folded[reason] += 1
             return
-        key = ("user", created, text)
+        key = ("user", created, len(text), hash(text))
         if created is not None and key in self.replays:
             self.effective[uuid] = self.replays[key]
             self.plan.skipped["replayed copy of a turn (new uuid)"] += 1
@@ -257,7 +258,7 @@ class _Folder:
         caller = anchor
         if texts:
             text = "\n\n".join(texts)
-            key = ("assistant", created, text)
+            key = ("assistant", created, len(text), hash(text))
             if created is not None and key in self.replays:
                 self.effective[uuid] = self.replays[key]
                 self.plan.skipped["replayed copy of a turn (new uuid)"] += 1
@@ -333,7 +334,9 @@ def _family(path: Path) -> list[Path]:
     return sorted((path.parent / path.stem / "subagents").glob("agent-*.jsonl"))
 
 
-def plan_sessions(files: Iterable[Path]) -> Iterator[SessionPlan]:
+def plan_sessions(files: Iterable[Path], cache: PlannerCache | None = None) -> Iterator[SessionPlan]:
+    """One plan per source session; with a follower's `cache`, only what was appended since
+    its last call (see resume.py)."""
     groups: dict[str, tuple[list[Path], list[Path]]] = {}
     for path in files:
         found = _session_of(path)
@@ -344,7 +347,13 @@ def plan_sessions(files: Iterable[Path]) -> Iterator[SessionPlan]:
         mains, agents = groups.setdefault(sid, ([], []))
         (agents if sidechain else mains).append(path)
     for source_id, (mains, agents) in groups.items():
-        yield plan_session(source_id, sorted(mains), sorted(agents))
+        planner = cache.reuse(source_id) if cache is not None else None
+        if not isinstance(planner, SessionPlanner):
+            planner = SessionPlanner(source_id)
+            if cache is not None:
+                cache[source_id] = planner
+        planner.add_files(mains, agents)
+        yield planner.run()
 
 
 def _not_ours(path: Path) -> SessionPlan:
@@ -353,28 +362,51 @@ def _not_ours(path: Path) -> SessionPlan:
     return plan
 
 
+class SessionPlanner(Planner):
+    """One Claude Code session: its main file(s), then its sub-agent files."""
+
+    def __init__(self, source_id: str) -> None:
+        super().__init__(SessionPlan(session_id=safe_id(source_id, prefix=SESSION_PREFIX), kind=KIND,
+                                     meta={"source": KIND, "source_session_id": source_id}))
+        self.folder = _Folder(self.plan)
+        self.mains: list[Path] = []
+        self.agents: list[Path] = []
+
+    def add_files(self, mains: list[Path], agents: list[Path]) -> None:
+        self.mains = sorted(set(self.mains) | set(mains))
+        self.agents = sorted(set(self.agents) | set(agents))
+
+    def read(self) -> None:
+        plan, folder = self.plan, self.folder
+        for path in self.mains:
+            for _, record in iter_records(path, plan, self.mark(path)):
+                if "cwd" not in plan.meta and isinstance(record.get("cwd"), str):
+                    plan.meta["cwd"] = record["cwd"]
+                folder.feed(record)
+        for path in self.agents:
+            mark = self.mark(path)
+            if mark.ignored:
+                continue
+            if path.name.startswith(COMPACTOR_FILE_PREFIX):
+                mark.ignored = True
+                plan.skipped["compaction agent transcript (Claude Code summarising, not a sub-agent)"] += 1
+                continue
+            for _, record in iter_records(path, plan, mark):
+                message = record.get("message")
+                if record.get("type") == "user" and not record.get("parentUuid") and isinstance(message, dict) \
+                        and as_text(message.get("content")).strip() == WARMUP_PROMPT:
+                    plan.skipped["warmup sub-agent transcript"] += 1
+                    mark.ignored = True
+                    break
+                folder.feed(record)
+
+    def close(self) -> None:
+        self.folder.tools.finish()
+        if self.folder.custom_title:
+            self.plan.title = title_of(self.folder.custom_title)
+
+
 def plan_session(source_id: str, mains: list[Path], agents: list[Path]) -> SessionPlan:
-    plan = SessionPlan(session_id=safe_id(source_id, prefix=SESSION_PREFIX), kind=KIND)
-    plan.meta = {"source": KIND, "source_session_id": source_id}
-    folder = _Folder(plan)
-    for path in mains:
-        for _, record in iter_records(path, plan):
-            if "cwd" not in plan.meta and isinstance(record.get("cwd"), str):
-                plan.meta["cwd"] = record["cwd"]
-            folder.feed(record)
-    for path in agents:
-        if path.name.startswith(COMPACTOR_FILE_PREFIX):
-            plan.sources.append(path)
-            plan.skipped["compaction agent transcript (Claude Code summarising, not a sub-agent)"] += 1
-            continue
-        for _, record in iter_records(path, plan):
-            message = record.get("message")
-            if record.get("type") == "user" and not record.get("parentUuid") and isinstance(message, dict) \
-                    and as_text(message.get("content")).strip() == WARMUP_PROMPT:
-                plan.skipped["warmup sub-agent transcript"] += 1
-                break
-            folder.feed(record)
-    folder.tools.finish()
-    if folder.custom_title:
-        plan.title = title_of(folder.custom_title)
-    return plan
+    planner = SessionPlanner(source_id)
+    planner.add_files(mains, agents)
+    return planner.run()

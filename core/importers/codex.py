@@ -38,6 +38,7 @@ from ..sessions.nodes import ROOT_ID
 from .jsonl import discover_jsonl, iter_records, peek_records
 from .plan import (PlannedNode, SessionPlan, ToolTracker, as_text, parse_time, safe_id, shown, str_field,
                    with_reasoning)
+from .resume import Planner, PlannerCache
 
 KIND = "codex"
 LABEL = "Codex rollout"
@@ -149,7 +150,9 @@ def _glob_escape(text: str) -> str:
     return re.sub(r"([*?\[])", r"[\1]", text)
 
 
-def plan_sessions(files: Iterable[Path]) -> Iterator[SessionPlan]:
+def plan_sessions(files: Iterable[Path], cache: PlannerCache | None = None) -> Iterator[SessionPlan]:
+    """One plan per family of rollouts; with a follower's `cache`, only what was appended
+    since its last call (see resume.py)."""
     rollouts = []
     for path in files:
         rollout = read_header(path)
@@ -170,7 +173,13 @@ def plan_sessions(files: Iterable[Path]) -> Iterator[SessionPlan]:
         families.setdefault(_family_root(r, parents), []).append(r)
     for root, members in families.items():
         members.sort(key=lambda r: (_depth(r.thread_id, parents), r.started or 0.0, str(r.path)))
-        yield plan_family(root, members)
+        planner = cache.reuse(root) if cache is not None else None
+        if not isinstance(planner, FamilyPlanner):
+            planner = FamilyPlanner(root, members[0])
+            if cache is not None:
+                cache[root] = planner
+        planner.add_members(members)
+        yield planner.run()
 
 
 def _depth(tid: str, parents: dict[str, str | None]) -> int:
@@ -418,19 +427,37 @@ def decode_output(output: Any) -> tuple[Any, dict[str, Any]]:
     return output, extra
 
 
+class FamilyPlanner(Planner):
+    """The rollouts of one family (parents before children), each read from where the last
+    pass stopped; a rollout that appears later (a new sub-agent) joins at the end."""
+
+    def __init__(self, root: str, first: Rollout) -> None:
+        super().__init__(SessionPlan(session_id=safe_id(root, prefix=SESSION_PREFIX), kind=KIND,
+                                     meta={"source": KIND, "source_session_id": root}))
+        for key in ("cwd", "cli_version", "originator"):
+            if isinstance(first.meta.get(key), str):
+                self.plan.meta[key] = first.meta[key]
+        self.family = _Family(self.plan)
+        self.folders: dict[Path, _RolloutFolder] = {}
+
+    def add_members(self, members: list[Rollout]) -> None:
+        for rollout in members:
+            if rollout.path not in self.folders:
+                self.folders[rollout.path] = _RolloutFolder(self.family, rollout)
+
+    def read(self) -> None:
+        for path, folder in self.folders.items():
+            for number, record in iter_records(path, self.plan, self.mark(path)):
+                folder.feed(number, record)
+
+    def close(self) -> None:
+        for folder in self.folders.values():
+            if folder.spawn_pending and folder.rollout.relation == "spawn":
+                self.plan.notes["sub-agent rollout without a task prompt yet"] += 1
+        self.family.tools.finish()
+
+
 def plan_family(root: str, members: list[Rollout]) -> SessionPlan:
-    plan = SessionPlan(session_id=safe_id(root, prefix=SESSION_PREFIX), kind=KIND)
-    first = members[0]
-    plan.meta = {"source": KIND, "source_session_id": root}
-    for key in ("cwd", "cli_version", "originator"):
-        if isinstance(first.meta.get(key), str):
-            plan.meta[key] = first.meta[key]
-    family = _Family(plan)
-    for rollout in members:
-        folder = _RolloutFolder(family, rollout)
-        for number, record in iter_records(rollout.path, plan):
-            folder.feed(number, record)
-        if folder.spawn_pending and rollout.relation == "spawn":
-            plan.notes["sub-agent rollout without a task prompt yet"] += 1
-    family.tools.finish()
-    return plan
+    planner = FamilyPlanner(root, members[0])
+    planner.add_members(members)
+    return planner.run()

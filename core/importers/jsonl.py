@@ -10,6 +10,7 @@ from typing import Any
 import orjson
 
 from .plan import SessionPlan
+from .resume import FileMark
 
 
 def parse_line(raw: bytes) -> Any:
@@ -22,18 +23,23 @@ def parse_line(raw: bytes) -> Any:
         return json.loads(raw)
 
 
-def iter_records(path: Path, plan: SessionPlan) -> Iterator[tuple[int, dict[str, Any]]]:
-    """(line number, object) for every well-formed JSON-object line of `path`.
+def iter_records(path: Path, plan: SessionPlan, mark: FileMark | None = None) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(line number, object) for every well-formed JSON-object line of `path`, from
+    `mark` on (default: the start); `mark` advances past each line consumed.
 
     The file is opened read-only and never written. A malformed line is counted in
     `plan.skipped` and passed over; a last line without its newline is an agent still
     writing it, so it is left for the next import rather than counted as malformed.
     """
     plan.sources.append(path)
+    mark = mark if mark is not None else FileMark()
     with open(path, "rb") as fh:
-        for number, raw in enumerate(fh, start=1):
+        fh.seek(mark.offset)
+        for number, raw in enumerate(fh, start=mark.lines + 1):
             if not raw.endswith(b"\n"):
                 break
+            mark.offset += len(raw)
+            mark.lines = number
             plan.bytes_read += len(raw)
             if not raw.strip():
                 continue

@@ -21,6 +21,7 @@ from typing import Any
 from ..sessions.nodes import ROOT_ID
 from .jsonl import discover_jsonl, iter_records, peek_records
 from .plan import PlannedNode, SessionPlan, ToolTracker, as_text, parse_time, safe_id, shown, str_field, title_of
+from .resume import Planner, PlannerCache
 
 KIND = "pi"
 LABEL = "pi session"
@@ -42,14 +43,22 @@ def recognizes(path: Path) -> bool:
     return first is not None and first.get("type") == "session"
 
 
-def plan_sessions(files: Iterable[Path]) -> Iterator[SessionPlan]:
+def plan_sessions(files: Iterable[Path], cache: PlannerCache | None = None) -> Iterator[SessionPlan]:
+    """One plan per session file; with a follower's `cache`, only what was appended since
+    its last call (see resume.py)."""
     for path in files:
         if not recognizes(path):
             plan = SessionPlan(session_id="", kind=KIND, sources=[path], refused=True)
             plan.skipped["file is not a pi session (no session header)"] += 1
             yield plan
-        else:
-            yield plan_file(path)
+            continue
+        key = str(path)
+        planner = cache.reuse(key) if cache is not None else None
+        if not isinstance(planner, FilePlanner):
+            planner = FilePlanner(path)
+            if cache is not None:
+                cache[key] = planner
+        yield planner.run()
 
 
 class _Folder:
@@ -168,21 +177,34 @@ class _Folder:
                               created_at=parse_time(entry.get("timestamp")))
 
 
+class FilePlanner(Planner):
+    """One pi session file, read from where the last pass stopped."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(SessionPlan(session_id="", kind=KIND))
+        self.path = path
+        self.folder = _Folder(self.plan)
+
+    def read(self) -> None:
+        plan = self.plan
+        for number, entry in iter_records(self.path, plan, self.mark(self.path)):
+            if entry.get("type") == "session" and "source_session_id" not in plan.meta:
+                source_id = str(entry.get("id") or self.path.stem)
+                plan.meta = {"source": KIND, "source_session_id": source_id}
+                for key in ("cwd", "parentSession"):
+                    if isinstance(entry.get(key), str):
+                        plan.meta["cwd" if key == "cwd" else "parent_session"] = entry[key]
+                continue
+            self.folder.feed(number, entry)
+
+    def close(self) -> None:
+        plan = self.plan
+        self.folder.tools.finish()
+        plan.session_id = safe_id(plan.meta.get("source_session_id") or self.path.stem, prefix=SESSION_PREFIX)
+        plan.meta.setdefault("source", KIND)
+        if self.folder.session_name:
+            plan.title = title_of(self.folder.session_name)
+
+
 def plan_file(path: Path) -> SessionPlan:
-    plan = SessionPlan(session_id="", kind=KIND)
-    folder = _Folder(plan)
-    for number, entry in iter_records(path, plan):
-        if entry.get("type") == "session" and "source_session_id" not in plan.meta:
-            source_id = str(entry.get("id") or path.stem)
-            plan.meta = {"source": KIND, "source_session_id": source_id}
-            for key in ("cwd", "parentSession"):
-                if isinstance(entry.get(key), str):
-                    plan.meta["cwd" if key == "cwd" else "parent_session"] = entry[key]
-            continue
-        folder.feed(number, entry)
-    folder.tools.finish()
-    plan.session_id = safe_id(plan.meta.get("source_session_id") or path.stem, prefix=SESSION_PREFIX)
-    plan.meta.setdefault("source", KIND)
-    if folder.session_name:
-        plan.title = title_of(folder.session_name)
-    return plan
+    return FilePlanner(path).run()

@@ -17,6 +17,7 @@ from ..sessions.store import SessionError, SessionStore
 from . import IMPORTERS
 from .apply import ApplyResult, apply_plan, preview_plan
 from .plan import SessionPlan
+from .resume import PlannerCache
 
 Progress = Callable[[int, int, str], None]  # (bytes done, bytes total, what is being imported)
 WORKERS = 2  # sessions written at once (see import_sources)
@@ -83,9 +84,11 @@ def resolve_files(kind: str, paths: Iterable[Path] | None) -> list[Path]:
 
 
 def import_sources(store: SessionStore, kind: str, paths: Iterable[Path] | None = None, *,
-                   progress: Progress | None = None, workers: int = WORKERS, dry_run: bool = False) -> ImportReport:
+                   progress: Progress | None = None, workers: int = WORKERS, dry_run: bool = False,
+                   planners: PlannerCache | None = None) -> ImportReport:
     """Import every session found under `paths` (or the agent's default location);
-    with `dry_run`, plan and count only — no session or node is written.
+    with `dry_run`, plan and count only — no session or node is written. `planners`
+    (a follower's) resume each session where the last call stopped reading.
 
     Sessions are written by `workers` threads at once (one session never by two):
     most of a session's cost is waiting — on file creation and on git — so a second
@@ -104,7 +107,7 @@ def import_sources(store: SessionStore, kind: str, paths: Iterable[Path] | None 
     with store.registry_deferred():
         pool = ThreadPoolExecutor(max(1, workers), thread_name_prefix="scriptorium-import")
         try:
-            for plan in _one_ahead(IMPORTERS[kind].plan_sessions(files)):
+            for plan in _one_ahead(IMPORTERS[kind].plan_sessions(files, planners)):
                 report.bytes += plan.bytes_read
                 report.skipped.update(plan.skipped)
                 report.folded.update(plan.folded)

@@ -3,11 +3,12 @@
 A watchdog observer reports created/modified/moved `.jsonl` files under the watched
 roots; a worker thread coalesces them (coalesce.py: a short quiet period, bounded latency) and
 imports just those files (plus the family files each needs), so a session being
-written shows up turn by turn. Imports are incremental, so a burst of events costs
-one re-read of the file and an append of what is new. A line still being written
-(no newline yet) is left for the next event. Re-reading is what a huge live session
-costs, so the delays grow with the last import's duration: following a file stays a
-small share of one core however large the file becomes.
+written shows up turn by turn. The follower keeps each session's planner
+(importers/resume.py): a byte offset per file plus fingerprints of what was read, so
+an import reads only the bytes appended since the last one (a rewritten file is read
+again from the start). A line still being written (no newline yet) is left for the
+next event. The delays still grow with the last import's duration, so a burst that
+is slow to write stays a small share of one core.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 
 from ..sessions.store import SessionStore
+from ..importers.resume import PlannerCache
 from ..importers.run import ImportReport, import_sources, resolve_files
 from .coalesce import Coalescer
 
@@ -49,6 +51,7 @@ class ImportFollower:
         self._worker = threading.Thread(target=self._run, name=f"import-follow-{kind}", daemon=True)
         self.initial_done = threading.Event()
         self.last_import_s = 0.0  # how long the last incremental import took
+        self.planners = PlannerCache()  # where each session's reading stopped (worker thread only)
 
     def delays(self) -> tuple[float, float]:
         """(quiet period, longest delay) before importing changed files."""
@@ -117,7 +120,7 @@ class ImportFollower:
         if paths is not None and not paths:
             return
         try:
-            report = import_sources(store, self.kind, paths)
+            report = import_sources(store, self.kind, paths, planners=self.planners)
         except Exception as exc:  # a follower must outlive one bad file or a busy lock
             if self.on_error is not None:
                 self.on_error(exc)

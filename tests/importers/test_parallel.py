@@ -88,8 +88,8 @@ def test_interrupted_import_leaves_only_whole_committed_sessions(tmp_path: Path,
     source = corpus(tmp_path)
     real = claude_code.plan_sessions
 
-    def interrupted(files):
-        for count, plan in enumerate(real(files)):
+    def interrupted(files, planners=None):
+        for count, plan in enumerate(real(files, planners)):
             if count == 2:
                 raise KeyboardInterrupt
             yield plan
