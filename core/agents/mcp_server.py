@@ -32,7 +32,7 @@ class _MemoryServer(MCPServer):
     """An MCPServer whose resource list is the workspace's topics as they are now."""
 
     def __init__(self, tools: MemoryTools) -> None:
-        super().__init__("scriptorium", instructions=INSTRUCTIONS)
+        super().__init__("scriptorium", instructions=INSTRUCTIONS, log_level="WARNING")  # stderr is the agent's log
         self.memory_tools = tools
 
     async def list_resources(self) -> list[MCPResource]:

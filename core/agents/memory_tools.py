@@ -1,10 +1,12 @@
 """What `scriptorium mcp` serves, without the protocol: search, get, core, remember, topics.
 
 One `MemoryTools` lives as long as the server. It keeps the workspace's search index in
-memory (core/search reuses the parsed files and the BM25 model until a file changes), so
-a warm query costs a stat per file and a ranking. Every call looks at the disk again
-(the index's per-file stat, core.md read fresh), so edits made by the TUI, `scriptorium
-write` or another agent show up without a restart.
+memory (core/search reuses the parsed files and the BM25 model until a file changes).
+Before a search it compares a cheap fingerprint — the audit log every transaction appends
+to, core.md, config.toml and the mtimes of the topic and source directories (an install
+renames files into them) — and only when that moved does the index stat every file; so a
+warm query is a ranking, and edits made by the TUI, `scriptorium write` or another agent
+show up on the next call without a restart.
 
 `remember` is a human edit's transaction with one difference: the fact is archived first
 as an `agent` record (`agent_record`) and the new paragraph cites it, so the validator
@@ -14,6 +16,7 @@ manual notes (the agent is not the person).
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 from typing import Any
@@ -29,8 +32,11 @@ class MemoryTools:
         from ..paths import StatePaths
 
         self.state_dir = Path(state_dir)
-        self.memory = StatePaths(self.state_dir).memory
+        paths = StatePaths(self.state_dir)
+        self.memory = paths.memory
+        self._watched = (paths.runtime / "audit.jsonl", self.memory / "core.md", paths.config)
         self._index = None
+        self._seen: tuple | None = None
 
     @property
     def index(self):
@@ -47,9 +53,31 @@ class MemoryTools:
 
     # -- reading ----------------------------------------------------------------------------
 
+    def fingerprint(self) -> tuple:
+        """What changes whenever memory does (see the module note); a few stats."""
+        parts: list[object] = []
+        for path in self._watched:
+            try:
+                st = os.stat(path)
+                parts.append((st.st_size, st.st_mtime_ns))
+            except OSError:
+                parts.append(None)
+        stack = [str(self.memory / "topics"), str(self.memory / "sources")]
+        while stack:
+            directory = stack.pop()
+            try:
+                parts.append((directory, os.stat(directory).st_mtime_ns))
+                with os.scandir(directory) as entries:
+                    stack.extend(e.path for e in entries if e.is_dir(follow_symlinks=False))
+            except OSError:
+                parts.append((directory, None))
+        return tuple(parts)
+
     def search(self, query: str, top_k: int = 5) -> dict[str, Any]:
         top_k = max(1, min(int(top_k), 50))
-        hits = self.index.search(query, top_k=top_k)
+        seen = self.fingerprint()
+        hits = self.index.search(query, top_k=top_k, refresh=seen != self._seen)
+        self._seen = seen
         return {"query": query, "hits": [hit.to_json() for hit in hits]}
 
     def get(self, block_id: str) -> dict[str, Any] | None:

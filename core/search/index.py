@@ -155,12 +155,16 @@ class SearchIndex:
         model = self._models.get(include_sources)
         return model[2].baseline(tokenize(query)) if model else 0.0
 
-    def search(self, query: str, *, top_k: int = DEFAULT_TOP_K, include_sources: bool = False) -> list[Hit]:
+    def search(self, query: str, *, top_k: int = DEFAULT_TOP_K, include_sources: bool = False,
+               refresh: bool = True) -> list[Hit]:
         """The best `top_k` blocks for `query` (and source records if asked), best first.
 
-        Blocks citing untrusted (pending) evidence are left out of recall.
+        Blocks citing untrusted (pending) evidence are left out of recall. `refresh=False`
+        skips looking at the files, for a caller that knows they did not change (the MCP
+        server checks a cheaper fingerprint).
         """
-        self.refresh(include_sources=include_sources)
+        if refresh or include_sources not in self._models:
+            self.refresh(include_sources=include_sources)
         _, docs, index = self._models[include_sources]
         hits: list[Hit] = []
         ranked = index.rank(tokenize(query), max(top_k * 4, top_k + 10))
