@@ -73,6 +73,12 @@ def _sync_screen() -> Screen:
     return SyncScreen()
 
 
+def _agents_screen() -> Screen:
+    from .agents.screen import AgentsScreen
+
+    return AgentsScreen()
+
+
 def _session_commands() -> type[Provider]:
     from .commands import SessionCommands
 
@@ -90,6 +96,7 @@ SCREENS: list[tuple[str, str, Callable[[], Screen]]] = [
     ("history", "History", _history_screen),
     ("project", "Project memory", _project_screen),
     ("sync", "Sync", _sync_screen),
+    ("agents", "Agents", _agents_screen),
 ]
 
 

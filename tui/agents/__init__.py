@@ -1,0 +1,1 @@
+"""The Agents screen: Scriptorium inside Claude Code, Codex and pi."""
