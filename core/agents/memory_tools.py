@@ -88,8 +88,7 @@ class MemoryTools:
 
     def core(self) -> dict[str, Any]:
         ws = self._workspace()
-        status = ws.core_status()
-        return {"injection": ws.core_injection(), **status}
+        return {"injection": ws.core_injection(), **ws.core_status().to_json()}
 
     def topics(self) -> list[str]:
         return self._workspace().topic_paths()

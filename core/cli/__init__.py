@@ -1,12 +1,23 @@
 """`scriptorium` command line.
 
-Each command group lives in its own module under this package and exposes
-`register(subparsers)`; handlers take `(args, ctx)` and return an exit code.
-Exit codes: 0 success, 2 usage error (argparse), 1 any other failure with a
-one-line message on stderr; commands may define more (e.g. 75 = retryable).
-Heavy imports (litellm) happen inside handlers, never here; the engine never
-imports the TUI (the console entry point, `scriptorium.tui.entry`, hands it an
-app opener).
+Each command group lives in its own module under this package. `COMMANDS` below is
+the one list of top-level commands: name -> (module, one-line help). A command's
+module is imported only when that command runs, so `scriptorium --help` and every
+command start without loading what the others need. To add a command:
+
+1. add `"name": ("module", "one-line help")` to `COMMANDS` (help order);
+2. in `core/cli/module.py`, `register(sub)` calls `sub.add_parser("name", ...)` (no
+   `help=`: the table holds it) for each of the module's commands, with their
+   arguments, and `set_defaults(func=handler)`;
+3. the module imports only the standard library, `.common` and `..sanitize` at its
+   top; a handler imports the engine modules it needs inside its body (litellm, git,
+   filelock, the tokenizer and search load only in the command that uses them —
+   tests/core/test_cli_startup.py checks `--help` for it).
+
+Handlers take `(args, ctx)` and return an exit code: 0 success, 2 usage error
+(argparse), 1 any other failure with a one-line message on stderr, 75 retryable
+(`CliError(message, code)`). The engine never imports the TUI: the console entry
+point, `scriptorium.tui.entry`, hands `main` an app opener.
 """
 
 from __future__ import annotations
@@ -18,59 +29,66 @@ from collections.abc import Sequence
 
 from .common import AppOpener, CliContext, CliError
 
-# Modules that register subcommands, in help order.
-COMMAND_MODULES: list[str] = [
-    "session",
-    "pending",
-    "write",
-    "sleep",
-    "migrate",
-    "importers",
-    "watch",
-    "trilogy",
-    "search",
-    "chat",
-    "demo",
-    "topic",
-    "core_cmd",
-    "log",
-    "revert",
-    "mcp_cmd",
-    "agents_cmd",
-    "sync",
-    "hook",
-]
+# name -> (module under this package, one-line help), in help order.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "session": ("session", "create, extend and inspect sessions"),
+    "pending": ("pending", "pending (unwritten) turns of every live branch"),
+    "write": ("write", "write a branch's pending turns into memory"),
+    "finish": ("write", "session boundary: write the head branch fully, other branches at threshold"),
+    "sleep": ("sleep", "reorganize memory (merge duplicates, move blocks) through a transaction"),
+    "migrate": ("migrate", "turn OpenProgram's position cursors into node marks (verifiable prefix only)"),
+    "backfill": ("migrate", "write archived sources that no topic cites into topics (marks untouched)"),
+    "import": ("importers", "import agent transcripts (Claude Code, pi, Codex) as sessions"),
+    "watch": ("watch", "keep running and do background duties (finish idle sessions, nightly sleep, "
+                       "live import of agent transcripts)"),
+    "trilogy": ("trilogy", "per-project memory: PROJECT.md, DECISIONS.md, SESSIONS.md"),
+    "search": ("search", "BM25 search over topic blocks"),
+    "get": ("search", "one block with its citations"),
+    "chat": ("chat", "a plain terminal chat with memory (the reference runtime loop)"),
+    "demo": ("demo", "build a demo state (once, offline) and open the app on it"),
+    "topic": ("topic", "edit topics through the validated transaction"),
+    "core": ("core_cmd", "the rendered core: tokens against the budget, blocks left out"),
+    "log": ("log", "installed memory transactions, newest first"),
+    "revert": ("revert", "undo a memory commit as a new, validated transaction"),
+    "mcp": ("mcp_cmd", "serve memory tools (search, get, core, remember) over MCP on stdio"),
+    "install": ("agents_cmd", "wire memory into an agent: its hooks and the MCP server"),
+    "uninstall": ("agents_cmd", "take out exactly what install put into an agent's configuration"),
+    "doctor": ("agents_cmd", "is memory wired into the agents and working? (exit 1 when not)"),
+    "remote": ("sync", "the git remotes memory syncs with"),
+    "sync": ("sync", "fetch, merge by block, validate, install and push memory"),
+    "conflicts": ("sync", "blocks two machines edited differently, waiting for a person"),
+    "resolve": ("sync", "settle a sync conflict through the transaction"),
+    "hook": ("hook", "answer an agent's hook (Claude Code, Codex, pi); always exits 0"),
+}
 
 
-# Commands an agent waits on: only their own module is loaded (see `main`).
-LEAN_COMMANDS = {"hook": "hook"}
-
-
-def build_parser(modules: Sequence[str] = COMMAND_MODULES) -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser. With `command`, only that command's module adds its arguments;
+    without, every command is a stand-in (name and help: enough for `--help`)."""
     parser = argparse.ArgumentParser(
         prog="scriptorium",
         description="Branch-aware long-term memory for AI agents. With no command, opens the TUI.",
     )
     parser.add_argument("--state", metavar="DIR", help="state directory (default: $SCRIPTORIUM_STATE or the platform data dir)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in modules:
-        module = importlib.import_module(f"{__name__}.{name}")
-        module.register(sub)
+    if command in COMMANDS:
+        importlib.import_module(f"{__name__}.{COMMANDS[command][0]}").register(sub)
+    else:
+        for name, (_module, help_text) in COMMANDS.items():
+            sub.add_parser(name, help=help_text, add_help=False)
     return parser
 
 
-def _command(argv: Sequence[str]) -> str | None:
-    """The subcommand named in `argv` (skipping `--state DIR`), without parsing."""
-    args = list(argv)
-    while args:
-        head = args.pop(0)
-        if head == "--state":
-            args = args[1:]
-        elif not head.startswith("-"):
-            return head
-        elif not head.startswith("--state="):
-            return None
-    return None
+def _command_of(argv: Sequence[str]) -> str | None:
+    """The command `argv` names, if any (a cheap first pass: `--state` and the first word)."""
+    first = argparse.ArgumentParser(add_help=False, exit_on_error=False)
+    first.add_argument("--state")
+    first.add_argument("words", nargs=argparse.REMAINDER)
+    try:
+        words = first.parse_known_args(argv)[0].words
+    except argparse.ArgumentError:
+        return None  # the full parser reports it
+    return words[0] if words and words[0] in COMMANDS else None
 
 
 def main(argv: Sequence[str] | None = None, open_app: AppOpener | None = None) -> int:
@@ -78,13 +96,10 @@ def main(argv: Sequence[str] | None = None, open_app: AppOpener | None = None) -
 
     The engine never imports the TUI: the console entry point
     (`scriptorium.tui.entry`) passes the opener, so `python -m scriptorium.core.cli`
-    runs every command but cannot open the app. A command an agent waits on
-    (`LEAN_COMMANDS`) loads only its own module.
+    runs every command but cannot open the app.
     """
-    argv = list(sys.argv[1:] if argv is None else argv)
-    lean = LEAN_COMMANDS.get(_command(argv) or "")
-    parser = build_parser([lean] if lean else COMMAND_MODULES)
-    args = parser.parse_args(argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    args = build_parser(_command_of(argv)).parse_args(argv)
     ctx = CliContext.from_args(args, app_opener=open_app)
     try:
         if getattr(args, "func", None) is None:

@@ -17,9 +17,8 @@ AGENTS = ("claude-code", "codex", "pi")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    for action, help_text in (("install", "wire memory into an agent: its hooks and the MCP server"),
-                              ("uninstall", "take out exactly what install put into an agent's configuration")):
-        p = sub.add_parser(action, help=help_text)
+    for action in ("install", "uninstall"):
+        p = sub.add_parser(action)
         p.add_argument("agent", choices=AGENTS)
         p.add_argument("--scope", choices=("user", "project"), default="user",
                        help="the user's configuration (default) or this project's (the current directory)")
@@ -27,7 +26,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         add_json_flag(p)
         p.set_defaults(func=cmd_wire, action=action)
 
-    d = sub.add_parser("doctor", help="is memory wired into the agents and working? (exit 1 when not)")
+    d = sub.add_parser("doctor")
     add_json_flag(d)
     d.set_defaults(func=cmd_doctor)
 

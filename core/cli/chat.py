@@ -19,7 +19,7 @@ from .common import CliContext, CliError, positive_int
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("chat", help="a plain terminal chat with memory (the reference runtime loop)")
+    p = sub.add_parser("chat")
     p.add_argument("--session", metavar="SID", help="resume this session instead of starting a new one")
     p.add_argument("--model", help="litellm model name (default: the configured or offline model)")
     p.add_argument("--provider", help="memory provider (default: config memory.provider, else scriptorium)")

@@ -8,7 +8,7 @@ from .common import CliContext, add_json_flag, emit_json
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("core", help="the rendered core: tokens against the budget, blocks left out")
+    p = sub.add_parser("core")
     add_json_flag(p)
     p.set_defaults(func=cmd_core)
 
@@ -18,11 +18,11 @@ def cmd_core(args: argparse.Namespace, ctx: CliContext) -> int:
 
     status = Workspace(ctx.state_dir).core_status()
     if args.json:
-        emit_json(status)
+        emit_json(status.to_json())
         return 0
-    print(f"rendered {status['rendered_tokens']} / {status['budget']} tokens "
-          f"(canonical {status['canonical_tokens']}, injected {status['effective_tokens']}, "
-          f"inject {'on' if status['inject'] else 'off'})")
-    if status["omitted_blocks"]:
-        print("left out: " + " ".join(f"^{b}" for b in status["omitted_blocks"]))
+    print(f"rendered {status.rendered_tokens} / {status.budget} tokens "
+          f"(canonical {status.canonical_tokens}, injected {status.effective_tokens}, "
+          f"inject {'on' if status.inject else 'off'})")
+    if status.omitted_blocks:
+        print("left out: " + " ".join(f"^{b}" for b in status.omitted_blocks))
     return 0

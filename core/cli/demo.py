@@ -6,13 +6,11 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..demo import branch_summary, default_demo_dir, ensure_demo
-from ..sessions.store import SessionError
 from .common import CliContext, CliError
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("demo", help="build a demo state (once, offline) and open the app on it",
+    p = sub.add_parser("demo",
                        description="Builds realistic demo sessions in <user data dir>/demo (or in --state DIR) "
                                    "the first time, then opens the app on them.")
     p.add_argument("--no-tui", "--print", dest="no_tui", action="store_true",
@@ -21,6 +19,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_demo(args: argparse.Namespace, ctx: CliContext) -> int:
+    from ..demo import branch_summary, default_demo_dir, ensure_demo
+    from ..sessions.store import SessionError
+
     state_dir = ctx.state_dir if getattr(args, "state", None) else default_demo_dir()
 
     def announce() -> None:

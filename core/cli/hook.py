@@ -40,8 +40,7 @@ pi (its extension calls this command), stdin and stdout are one JSON object each
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("hook", help="answer an agent's hook (Claude Code, Codex, pi); always exits 0",
-                       description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = sub.add_parser("hook", description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
     # No `choices` and both optional: a usage error would exit 2, which Claude Code reads as
     # "block this prompt". A wrong agent or event is logged instead, like any failure.
     p.add_argument("agent", nargs="?", default="", help="which agent calls: " + ", ".join(sorted(EVENTS_HELP)))

@@ -4,20 +4,23 @@ from __future__ import annotations
 
 import argparse
 import sys
-from contextlib import contextmanager
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from ..importers import IMPORTERS, KINDS
-from ..importers.run import ImportReport, Progress, import_sources
+from ..importers import KINDS, importer
 from ..sanitize import sanitize_line
 from .common import CliContext, CliError, add_json_flag, emit_json
+
+if TYPE_CHECKING:
+    from ..importers.run import ImportReport, Progress
 
 DEFAULT_HELP = {"claude-code": "~/.claude/projects/", "pi": "~/.pi/agent/sessions/", "codex": "~/.codex/sessions/"}
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("import", help="import agent transcripts (Claude Code, pi, Codex) as sessions",
+    p = sub.add_parser("import",
                        description="Import real agent transcripts as sessions. Re-running adds only what is new; "
                                    "source files are only read.")
     p.add_argument("kind", choices=KINDS, help="which agent wrote the transcripts")
@@ -30,6 +33,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_import(args: argparse.Namespace, ctx: CliContext) -> int:
+    from ..importers.run import import_sources
+
     try:
         with progress_bar(enabled=not args.json) as progress:
             report = import_sources(ctx.store, args.kind, args.paths or None, progress=progress,
@@ -54,8 +59,8 @@ def wrong_kind(report: ImportReport, given: list[Path]) -> str:
     if not bad:
         return ""
     path, other = next(((p, o) for p, o in bad if o), bad[0])
-    label = IMPORTERS[report.kind].LABEL
-    hint = (f"it looks like a {IMPORTERS[other].LABEL} (try: scriptorium import {other} PATH)" if other
+    label = importer(report.kind).LABEL
+    hint = (f"it looks like a {importer(other).LABEL} (try: scriptorium import {other} PATH)" if other
             else "nor any kind this version imports")
     more = f" ({len(bad) - 1} more file(s) like it)" if len(bad) > 1 else ""
     return sanitize_line(f"{path} is not a {label}: {hint}{more}")

@@ -12,7 +12,7 @@ from .common import CliContext, add_json_flag, emit_json
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("log", help="installed memory transactions, newest first")
+    p = sub.add_parser("log")
     p.add_argument("--limit", type=int, metavar="N", help="only the newest N records")
     p.add_argument("--block", metavar="BLOCK_ID", help="the commits that changed this block instead")
     add_json_flag(p)

@@ -8,7 +8,7 @@ from .common import CliContext
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("mcp", help="serve memory tools (search, get, core, remember) over MCP on stdio")
+    p = sub.add_parser("mcp")
     p.set_defaults(func=cmd_mcp)
 
 

@@ -11,11 +11,11 @@ from .write import report
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    m = sub.add_parser("migrate", help="turn OpenProgram's position cursors into node marks (verifiable prefix only)")
+    m = sub.add_parser("migrate")
     add_json_flag(m)
     m.set_defaults(func=cmd_migrate)
 
-    b = sub.add_parser("backfill", help="write archived sources that no topic cites into topics (marks untouched)")
+    b = sub.add_parser("backfill")
     b.add_argument("--model", metavar="M", help="litellm model name (default as for write)")
     add_json_flag(b)
     b.set_defaults(func=cmd_backfill)

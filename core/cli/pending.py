@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import argparse
 
-from ..sessions.marker import BranchPending, counted_ids, pending, pending_branches
-from ..sessions.store import SessionError
 from .common import CliContext, CliError, add_json_flag, emit_json
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("pending", help="pending (unwritten) turns of every live branch")
+    p = sub.add_parser("pending")
     p.add_argument("sid")
     p.add_argument("--tip", metavar="NODE", help="only the branch ending at NODE")
     add_json_flag(p)
@@ -18,6 +16,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_pending(args: argparse.Namespace, ctx: CliContext) -> int:
+    from ..sessions.marker import BranchPending, counted_ids, pending, pending_branches
+    from ..sessions.store import SessionError
+
     store = ctx.store
     try:
         wid = counted_ids(ctx.state_dir)

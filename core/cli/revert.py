@@ -9,20 +9,21 @@ from __future__ import annotations
 
 import argparse
 
-from ..memory import Workspace, WorkspaceError
-from ..memory.revert import revert_commit
 from .common import CliContext, CliError, add_json_flag
 from .topic import EXIT_RETRYABLE, report
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("revert", help="undo a memory commit as a new, validated transaction")
+    p = sub.add_parser("revert")
     p.add_argument("sha", metavar="SHA", help="the commit to undo (as `scriptorium log` shows it)")
     add_json_flag(p)
     p.set_defaults(func=cmd_revert)
 
 
 def cmd_revert(args: argparse.Namespace, ctx: CliContext) -> int:
+    from ..memory import Workspace, WorkspaceError
+    from ..memory.revert import revert_commit
+
     try:
         result = revert_commit(Workspace.open(ctx.state_dir), args.sha)
     except WorkspaceError as exc:  # not revertable (1), or the lock is busy (75)

@@ -9,24 +9,25 @@ from .common import CliContext, CliError, add_json_flag, emit_json, positive_int
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    s = sub.add_parser("search", help="BM25 search over topic blocks")
+    s = sub.add_parser("search")
     s.add_argument("query")
     s.add_argument("--top-k", type=positive_int, metavar="N", help="hits to return (default 5)")
     s.add_argument("--sources", action="store_true", help="also search the evidence archive (sources/)")
     add_json_flag(s)
     s.set_defaults(func=cmd_search)
 
-    g = sub.add_parser("get", help="one block with its citations")
+    g = sub.add_parser("get")
     g.add_argument("block_id")
     add_json_flag(g)
     g.set_defaults(func=cmd_get)
 
 
 def cmd_search(args: argparse.Namespace, ctx: CliContext) -> int:
-    from ..search import DEFAULT_TOP_K, workspace_index
+    from ..search import DEFAULT_TOP_K, SearchIndex
 
     top_k = args.top_k or DEFAULT_TOP_K
-    hits = workspace_index(ctx.paths.memory).search(args.query, top_k=top_k, include_sources=args.sources)
+    # one query in a fresh process: the saved model is queried as loaded, without numpy
+    hits = SearchIndex(ctx.paths.memory, vectorize=False).search(args.query, top_k=top_k, include_sources=args.sources)
     if args.json:
         emit_json({"hits": [hit.to_json() for hit in hits]})
         return 0
@@ -40,9 +41,9 @@ def cmd_search(args: argparse.Namespace, ctx: CliContext) -> int:
 
 
 def cmd_get(args: argparse.Namespace, ctx: CliContext) -> int:
-    from ..search import memory_get, workspace_index
+    from ..search import SearchIndex, memory_get
 
-    view = memory_get(workspace_index(ctx.paths.memory), args.block_id)
+    view = memory_get(SearchIndex(ctx.paths.memory, vectorize=False), args.block_id)
     if view is None:
         raise CliError(f"no block with id {args.block_id!r}")
     if args.json:

@@ -7,12 +7,11 @@ import json
 import sys
 from typing import Any
 
-from ..sessions.store import SessionError
 from .common import CliContext, CliError, add_json_flag, emit_json
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("session", help="create, extend and inspect sessions")
+    p = sub.add_parser("session")
     ss = p.add_subparsers(dest="session_command", metavar="ACTION", required=True)
 
     new = ss.add_parser("new", help="create a session; prints its id")
@@ -71,6 +70,7 @@ def cmd_new(args: argparse.Namespace, ctx: CliContext) -> int:
 
 
 def cmd_append(args: argparse.Namespace, ctx: CliContext) -> int:
+    from ..sessions.store import SessionError
     text = sys.stdin.read() if args.text == "-" else args.text
     kwargs: dict[str, Any] = {"metadata": parse_meta(args.meta)}
     if args.after:
@@ -84,6 +84,7 @@ def cmd_append(args: argparse.Namespace, ctx: CliContext) -> int:
 
 
 def cmd_show(args: argparse.Namespace, ctx: CliContext) -> int:
+    from ..sessions.store import SessionError
     store = ctx.store
     try:
         meta = store.meta(args.sid)
@@ -117,6 +118,7 @@ def cmd_show(args: argparse.Namespace, ctx: CliContext) -> int:
 
 
 def cmd_rewind(args: argparse.Namespace, ctx: CliContext) -> int:
+    from ..sessions.store import SessionError
     try:
         hidden = ctx.store.rewind(args.sid, args.node)
     except SessionError as exc:
@@ -130,6 +132,7 @@ def cmd_rewind(args: argparse.Namespace, ctx: CliContext) -> int:
 
 def cmd_mark(args: argparse.Namespace, ctx: CliContext) -> int:
     from ..sessions.marker import mark_written, workspace_id
+    from ..sessions.store import SessionError
 
     try:
         wid = workspace_id(ctx.state_dir)

@@ -9,7 +9,7 @@ from .common import CliContext, add_json_flag, emit_json
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("sleep", help="reorganize memory (merge duplicates, move blocks) through a transaction")
+    p = sub.add_parser("sleep")
     p.add_argument("--preview", action="store_true", help="show the diff, install nothing")
     p.add_argument("--due", action="store_true", help="only say whether sleep is due, and why")
     p.add_argument("--model", metavar="M", help="litellm model name (default as for write)")

@@ -17,7 +17,7 @@ from .common import CliContext, CliError, add_json_flag, emit_json
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("remote", help="the git remotes memory syncs with")
+    p = sub.add_parser("remote")
     rsub = p.add_subparsers(dest="remote_command", metavar="ACTION", required=True)
     a = rsub.add_parser("add", help="add a remote (any git URL or path; a bare repository works)")
     a.add_argument("name", metavar="NAME")
@@ -32,16 +32,16 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_json_flag(rm)
     rm.set_defaults(func=cmd_remote_remove)
 
-    s = sub.add_parser("sync", help="fetch, merge by block, validate, install and push memory")
+    s = sub.add_parser("sync")
     s.add_argument("name", metavar="NAME", nargs="?", help="the remote (default: the only one, or origin)")
     add_json_flag(s)
     s.set_defaults(func=cmd_sync)
 
-    c = sub.add_parser("conflicts", help="blocks two machines edited differently, waiting for a person")
+    c = sub.add_parser("conflicts")
     add_json_flag(c)
     c.set_defaults(func=cmd_conflicts)
 
-    r = sub.add_parser("resolve", help="settle a sync conflict through the transaction")
+    r = sub.add_parser("resolve")
     r.add_argument("block_id", metavar="BLOCK_ID", help="the local block of the conflict")
     how = r.add_mutually_exclusive_group(required=True)
     how.add_argument("--keep", choices=("local", "incoming", "both"), help="which text stays")

@@ -22,7 +22,7 @@ EXIT_RETRYABLE = 75
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("topic", help="edit topics through the validated transaction")
+    p = sub.add_parser("topic")
     ts = p.add_subparsers(dest="topic_command", metavar="ACTION", required=True)
 
     save = ts.add_parser("save", help="replace a topic's text (a new path creates the topic)")

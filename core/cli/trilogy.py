@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("trilogy", help="per-project memory: PROJECT.md, DECISIONS.md, SESSIONS.md")
+    p = sub.add_parser("trilogy")
     tsub = p.add_subparsers(dest="trilogy_command", metavar="ACTION", required=True)
 
     s = tsub.add_parser("scaffold", help="create the missing memory files and the AGENTS.md boot block")

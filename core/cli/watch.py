@@ -17,13 +17,14 @@ import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..importers import KINDS
-from ..watch.follow import ImportFollower
-from ..importers.run import ImportReport
 from ..sanitize import sanitize_line
 from .common import CliContext, CliError, add_json_flag
+
+if TYPE_CHECKING:
+    from ..importers.run import ImportReport
 
 
 class Duty(Protocol):
@@ -38,8 +39,7 @@ Emit = Callable[[dict[str, Any]], None]
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("watch", help="keep running and do background duties (finish idle sessions, nightly sleep, "
-                                     "live import of agent transcripts)",
+    p = sub.add_parser("watch",
                        description="Run until interrupted (Ctrl-C / SIGTERM). By default it finishes sessions once "
                                    "idle and runs the nightly sleep; --import KIND also follows an agent's transcripts.")
     p.add_argument("--import", dest="import_kinds", action="append", choices=KINDS, default=[], metavar="KIND",
@@ -66,6 +66,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def build_duties(args: argparse.Namespace, ctx: CliContext, emit: Emit) -> list[Duty]:
+    from ..watch.follow import ImportFollower
+
     if args.paths and len(args.import_kinds) != 1:
         raise CliError("PATH arguments need exactly one --import KIND", 2)
     duties: list[Duty] = []

@@ -13,7 +13,7 @@ from .common import CliContext, add_json_flag, emit_json
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("write", help="write a branch's pending turns into memory",
+    p = sub.add_parser("write",
                        description="Write pending turns of the branch ending at --tip (default: the head). Without "
                                    "--force, one batch and only if the pending turns reach the threshold.")
     p.add_argument("sid", metavar="SID")
@@ -23,7 +23,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_json_flag(p)
     p.set_defaults(func=cmd_write)
 
-    f = sub.add_parser("finish", help="session boundary: write the head branch fully, other branches at threshold")
+    f = sub.add_parser("finish")
     f.add_argument("sid", metavar="SID")
     _model_flag(f)
     add_json_flag(f)

@@ -8,13 +8,14 @@ them to the store; `follow.ImportFollower` re-imports files as agents write them
 
 from __future__ import annotations
 
+import importlib
 from types import ModuleType
 
-from . import claude_code, codex, pi
+# kind -> module; a module is loaded on first use (the CLI lists the kinds without the parsers)
+_MODULES: dict[str, str] = {"claude-code": "claude_code", "pi": "pi", "codex": "codex"}
+KINDS: tuple[str, ...] = tuple(_MODULES)
 
-IMPORTERS: dict[str, ModuleType] = {
-    claude_code.KIND: claude_code,
-    pi.KIND: pi,
-    codex.KIND: codex,
-}
-KINDS: tuple[str, ...] = tuple(IMPORTERS)
+
+def importer(kind: str) -> ModuleType:
+    """The module reading `kind`'s transcripts; KeyError for an unknown kind."""
+    return importlib.import_module(f"{__name__}.{_MODULES[kind]}")

@@ -14,7 +14,7 @@ from typing import Any
 from filelock import Timeout
 
 from ..sessions.store import SessionError, SessionStore
-from . import IMPORTERS
+from . import KINDS, importer
 from .apply import ApplyResult, apply_plan, preview_plan
 from .plan import SessionPlan
 from .resume import PlannerCache
@@ -74,7 +74,7 @@ def resolve_files(kind: str, paths: Iterable[Path] | None) -> list[Path]:
     Raises FileNotFoundError for an explicit path that does not exist; a missing
     default directory simply means there is nothing to import.
     """
-    module = IMPORTERS[kind]
+    module = importer(kind)
     given = [Path(p).expanduser() for p in paths] if paths else []
     for path in given:
         if not path.exists():
@@ -95,8 +95,8 @@ def import_sources(store: SessionStore, kind: str, paths: Iterable[Path] | None 
     session proceeds meanwhile. The report lists sessions in plan order; the first
     error raised while applying a plan is re-raised once the others have finished.
     """
-    if kind not in IMPORTERS:
-        raise ValueError(f"unknown importer {kind!r} (choose from {', '.join(IMPORTERS)})")
+    if kind not in KINDS:
+        raise ValueError(f"unknown importer {kind!r} (choose from {', '.join(KINDS)})")
     started = time.monotonic()
     files = resolve_files(kind, paths)
     report = ImportReport(kind=kind, files=len(files), dry_run=dry_run)
@@ -107,7 +107,7 @@ def import_sources(store: SessionStore, kind: str, paths: Iterable[Path] | None 
     with store.registry_deferred():
         pool = ThreadPoolExecutor(max(1, workers), thread_name_prefix="scriptorium-import")
         try:
-            for plan in _one_ahead(IMPORTERS[kind].plan_sessions(files, planners)):
+            for plan in _one_ahead(importer(kind).plan_sessions(files, planners)):
                 report.bytes += plan.bytes_read
                 report.skipped.update(plan.skipped)
                 report.folded.update(plan.folded)
@@ -140,7 +140,7 @@ def import_sources(store: SessionStore, kind: str, paths: Iterable[Path] | None 
 
 def looks_like(path: Path, not_kind: str) -> str | None:
     """Which other importer's kind a file is, if any (for a useful error on a wrong `kind`)."""
-    return next((kind for kind, module in IMPORTERS.items() if kind != not_kind and module.recognizes(path)), None)
+    return next((kind for kind in KINDS if kind != not_kind and importer(kind).recognizes(path)), None)
 
 
 def _apply(store: SessionStore, plan: SessionPlan, share: int, meter: _Meter,

@@ -28,32 +28,94 @@ links), `Workspace.core_status()` / `core_injection()`, `Workspace.audit_log()`,
 `Workspace.revision()`. Evidence: `SourceRecord`, `records_to_sources`,
 `scan_archive` (strict, valid prefix), `SourceIndex`; `manual_record` / `agent_record`
 (a person's or an agent's uncited fact as its own evidence).
+
+The names load on first use (PEP 562): reading a topic or the core's status never
+loads git and the transaction machinery.
 """
 
-from .core_render import CoreRender, injection, render_core
-from .errors import ArchiveError, InstallError, InvalidRecord, LockBusy, TopicPathError, TransactionClosed, WorkspaceError
-from .sources import (
-    ArchiveScan,
-    Frame,
-    SourceIndex,
-    SourceRecord,
-    agent_record,
-    archive_path,
-    manual_record,
-    records_to_sources,
-    scan_archive,
-    session_record,
-)
-from .topics import Paragraph, TopicDoc, parse_topic, topic_rel, without_block
-from .transaction.lifecycle import KINDS, Transaction, retire_block, save_topic
-from .transaction.result import TransactionResult
-from .validate import RULES, Diagnostic
-from .workspace import Workspace
+from __future__ import annotations
 
-__all__ = [
-    "KINDS", "RULES", "ArchiveError", "ArchiveScan", "CoreRender", "Diagnostic", "Frame", "InstallError",
-    "InvalidRecord", "LockBusy", "Paragraph", "SourceIndex", "SourceRecord", "TopicDoc", "TopicPathError",
-    "Transaction", "TransactionClosed", "TransactionResult", "Workspace", "WorkspaceError", "agent_record", "archive_path",
-    "injection", "manual_record", "parse_topic", "records_to_sources", "render_core", "retire_block",
-    "save_topic", "scan_archive", "session_record", "topic_rel", "without_block",
-]
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # the same names as _EXPORTS, for type checkers
+    from .core_render import CoreRender, injection, render_core
+    from .core_status import CoreStatus
+    from .errors import (
+        ArchiveError,
+        InstallError,
+        InvalidRecord,
+        LockBusy,
+        TopicPathError,
+        TransactionClosed,
+        WorkspaceError,
+    )
+    from .sources import (
+        ArchiveScan,
+        Frame,
+        SourceIndex,
+        SourceRecord,
+        agent_record,
+        archive_path,
+        manual_record,
+        records_to_sources,
+        scan_archive,
+        session_record,
+    )
+    from .topics import Paragraph, TopicDoc, parse_topic, topic_rel, without_block
+    from .transaction.lifecycle import KINDS, Transaction, retire_block, save_topic
+    from .transaction.result import TransactionResult
+    from .validate import RULES, Diagnostic
+    from .workspace import Workspace
+
+# public name -> the submodule defining it
+_EXPORTS: dict[str, str] = {
+    "CoreRender": "core_render",
+    "injection": "core_render",
+    "render_core": "core_render",
+    "CoreStatus": "core_status",
+    "ArchiveError": "errors",
+    "InstallError": "errors",
+    "InvalidRecord": "errors",
+    "LockBusy": "errors",
+    "TopicPathError": "errors",
+    "TransactionClosed": "errors",
+    "WorkspaceError": "errors",
+    "ArchiveScan": "sources",
+    "Frame": "sources",
+    "SourceIndex": "sources",
+    "SourceRecord": "sources",
+    "agent_record": "sources",
+    "archive_path": "sources",
+    "manual_record": "sources",
+    "records_to_sources": "sources",
+    "scan_archive": "sources",
+    "session_record": "sources",
+    "Paragraph": "topics",
+    "TopicDoc": "topics",
+    "parse_topic": "topics",
+    "topic_rel": "topics",
+    "without_block": "topics",
+    "KINDS": "transaction.lifecycle",
+    "Transaction": "transaction.lifecycle",
+    "TransactionResult": "transaction.result",
+    "retire_block": "transaction.lifecycle",
+    "save_topic": "transaction.lifecycle",
+    "RULES": "validate",
+    "Diagnostic": "validate",
+    "Workspace": "workspace",
+}
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_EXPORTS))

@@ -17,6 +17,7 @@ never raised, so one pass reports all of them.
 from __future__ import annotations
 
 import calendar
+import functools
 import posixpath
 import re
 import threading
@@ -25,12 +26,12 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import PurePosixPath
-from typing import Any
-
-import mistune
-from mistune.helpers import parse_link, parse_link_href, parse_link_label
+from typing import TYPE_CHECKING, Any
 
 from .errors import TopicPathError
+
+if TYPE_CHECKING:
+    import mistune
 
 BLOCK_ID = r"[A-Za-z0-9-]+"
 FOOTNOTE_ID = r"[A-Za-z0-9_-]+"
@@ -112,6 +113,8 @@ def _on_citation(parser: Any, m: re.Match[str], state: Any) -> int:
 
 
 def _on_link(parser: Any, m: re.Match[str], state: Any) -> int | None:
+    from mistune.helpers import parse_link, parse_link_href, parse_link_label
+
     src = state.src
     label, pos = parse_link_label(src, m.end())
     if label is None or pos >= len(src) or src[pos] != "(":
@@ -133,7 +136,11 @@ def _on_link(parser: Any, m: re.Match[str], state: Any) -> int | None:
     return end
 
 
+@functools.cache
 def _inline_parser() -> mistune.InlineParser:
+    """Built on first use: a command that parses no topic never loads mistune."""
+    import mistune
+
     parser = mistune.InlineParser()
     # Only what decides where a citation or a link can be: code spans, escapes, raw
     # HTML and autolinks swallow brackets; emphasis and line breaks do not matter here.
@@ -143,14 +150,13 @@ def _inline_parser() -> mistune.InlineParser:
     return parser
 
 
-_INLINE = _inline_parser()
-
-
 def scan_inline(text: str) -> tuple[list[Citation], list[Link]]:
     """Citations and links of a paragraph (or any inline text), with exact offsets."""
+    import mistune
+
     state = mistune.InlineState({"citations": [], "links": []})
     state.src = text
-    _INLINE.parse(state)
+    _inline_parser().parse(state)
     return state.env["citations"], state.env["links"]
 
 

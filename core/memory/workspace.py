@@ -22,20 +22,20 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import cached_property
 from pathlib import Path
-from typing import Any
-
-import git
+from typing import TYPE_CHECKING, Any
 
 from ..config import load_config
 from ..paths import RUNTIME_DIR, StatePaths
-from ..tokens import count_tokens
-from . import audit, history, install
-from .core_render import CORE_TOPIC, DEFAULT_BUDGET, injection, render_core
+from . import audit
+from .core_render import CORE_TOPIC, DEFAULT_BUDGET, injection
 from .derived import RECENT_LIMIT
 from .errors import LockBusy
-from .lock import write_lock
-from .sources import SourceIndex
 from .topics import TopicDoc, parse_cached, topic_rel
+
+if TYPE_CHECKING:
+    import git
+
+    from .core_status import CoreStatus
 
 _INTERNAL_PREFIXES = (RUNTIME_DIR, ".nativemem")
 
@@ -72,6 +72,8 @@ class Workspace:
 
     @cached_property
     def repo(self) -> git.Repo:
+        from . import history  # GitPython: loaded by what touches the repository, not by readers
+
         return history.ensure_repo(self.root)
 
     @property
@@ -82,11 +84,15 @@ class Workspace:
 
     @contextmanager
     def lock(self, timeout: float) -> Iterator[None]:
+        from .lock import write_lock
+
         with write_lock(self.runtime, timeout):
             yield
 
     def recover_locked(self) -> bool:
         """Repair an interrupted install; the caller holds the write lock."""
+        from . import install
+
         return install.recover(self.root, self.runtime, self.repo)
 
     # -- reading ------------------------------------------------------------------------------
@@ -162,17 +168,26 @@ class Workspace:
             return ""
         return injection(rendered, self.core_inject())
 
-    def core_status(self) -> dict[str, Any]:
-        """Budget, sizes and the blocks left out, for `core --json` and the Core screen."""
-        budget = self.core_budget()
+    def core_status(self) -> CoreStatus:
+        """Budget, sizes and the blocks left out, for `core --json` and the Core screen: from
+        the last render's record while it describes the files, else measured now."""
+        from .core_status import RECORD, CoreStatus, recorded_status
+
+        budget, inject = self.core_budget(), self.core_inject()
+        status = recorded_status(self.runtime / RECORD, self.topics / CORE_TOPIC, self.root / CORE_TOPIC, budget, inject)
+        if status is not None:
+            return status
+        from ..tokens import count_tokens
+        from .core_render import render_core
+        from .sources import SourceIndex
+
         doc = self.topic(CORE_TOPIC)
         render = render_core(doc, budget, SourceIndex(self.root)) if doc is not None else None
-        effective = self.core_injection()
-        return {
-            "budget": budget,
-            "canonical_tokens": count_tokens(doc.text) if doc is not None else 0,
-            "rendered_tokens": render.tokens if render is not None else 0,
-            "effective_tokens": count_tokens(effective),
-            "inject": self.core_inject(),
-            "omitted_blocks": render.left_out if render is not None else [],
-        }
+        return CoreStatus(
+            budget=budget,
+            canonical_tokens=count_tokens(doc.text) if doc is not None else 0,
+            rendered_tokens=render.tokens if render is not None else 0,
+            effective_tokens=count_tokens(self.core_injection()),
+            inject=inject,
+            omitted_blocks=render.left_out if render is not None else [],
+        )

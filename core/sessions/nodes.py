@@ -12,8 +12,6 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-import orjson
-
 ROOT_ID = "ROOT"
 NODE_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$")
 _SURROGATES = re.compile("[\ud800-\udfff]")
@@ -107,6 +105,8 @@ class Node:
         }
 
     def to_json_bytes(self) -> bytes:
+        import orjson  # here, not at import: a command that writes no node never loads it
+
         payload = self.to_payload()
         try:
             return orjson.dumps(payload, default=str)  # compact UTF-8, the same JSON as below

@@ -12,8 +12,6 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from filelock import FileLock
-
 from ..fsutil import atomic_write_text
 
 REGISTRY_KEYS = ("id", "agent_id", "title", "created_at", "updated_at", "source")
@@ -21,6 +19,8 @@ REGISTRY_KEYS = ("id", "agent_id", "title", "created_at", "updated_at", "source"
 
 def update_registry(root: Path, metas: Mapping[str, Mapping[str, Any]], *, lock_timeout: float) -> None:
     """Merge each session's `meta` scalars into the registry under `root` (the sessions dir)."""
+    from filelock import FileLock  # only writers pay for it
+
     path = root / "index.json"
     try:
         with FileLock(str(root / ".index.json.lock"), timeout=lock_timeout):

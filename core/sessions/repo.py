@@ -1,8 +1,9 @@
 """The git side of a session directory: one repository per session (formats §1).
 
 Repositories are created with Scriptorium's identity and `.scriptorium/` excluded;
-commits stage exactly the paths they name. A write that puts files on disk ahead of
-their commit raises a flag in `.scriptorium/uncommitted` first and lowers it after
+commits stage exactly the paths they name. Plain `git` processes, no GitPython: these
+few commands are all a session needs, and `session append` should not pay for loading
+it. A write that puts files on disk ahead of their commit raises a flag in `.scriptorium/uncommitted` first and lowers it after
 the commit, so whatever a killed writer left behind is found — by one stat — and
 committed by the next writer (`leftovers`).
 """
@@ -11,7 +12,6 @@ from __future__ import annotations
 
 import subprocess
 from pathlib import Path
-from typing import Any
 
 from .nodes import FILENAME_RE
 from .paths import COMMITTED_RELS, GIT_EXCLUDE, HISTORY_REL, SessionPaths
@@ -20,19 +20,26 @@ GIT_NAME = "Scriptorium"
 GIT_EMAIL = "scriptorium@local"
 
 
-def open_repo(d: Path) -> Any:
-    """The session's repository (a `git.Repo`), created when there is none yet."""
-    import git
+class GitError(RuntimeError):
+    """A git command failed (its stderr is the message)."""
 
-    if SessionPaths(d).git.exists():
-        ensure_excluded(d)
-        return git.Repo(d)
-    repo = git.Repo.init(d, initial_branch="main")
-    with repo.config_writer() as cw:
-        cw.set_value("user", "name", GIT_NAME)
-        cw.set_value("user", "email", GIT_EMAIL)
+
+def git(d: Path, *args: str) -> str:
+    """Run `git args...` in the session directory `d`; its stdout."""
+    done = subprocess.run(["git", *args], cwd=d, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise GitError(f"git {args[0]} failed in {d}: {done.stderr.strip() or done.returncode}")
+    return done.stdout
+
+
+def open_repo(d: Path) -> Path:
+    """Make sure the session directory `d` is a repository (created when there is none yet); `d`."""
+    if not SessionPaths(d).git.exists():
+        git(d, "init", "--quiet", "--initial-branch=main")
+        git(d, "config", "user.name", GIT_NAME)
+        git(d, "config", "user.email", GIT_EMAIL)
     ensure_excluded(d)
-    return repo
+    return d
 
 
 def ensure_excluded(d: Path) -> None:
@@ -47,12 +54,12 @@ def ensure_excluded(d: Path) -> None:
             fh.write(("" if text.endswith("\n") or not text else "\n") + GIT_EXCLUDE + "\n")
 
 
-def commit_paths(repo: Any, paths: list[str], message: str) -> None:
+def commit_paths(d: Path, paths: list[str], message: str) -> None:
     """Stage the given paths and commit (git's own add: fast for thousand-file imports)."""
-    existing = [p for p in paths if (Path(repo.working_tree_dir) / p).exists()]
+    existing = [p for p in paths if (d / p).exists()]
     if existing:
-        repo.git.add("--", *existing)
-    repo.git.commit("--quiet", "--no-verify", "--allow-empty", "-m", message)
+        git(d, "add", "--", *existing)
+    git(d, "commit", "--quiet", "--no-verify", "--allow-empty", "-m", message)
 
 
 def leftovers(d: Path) -> list[str]:

@@ -12,13 +12,10 @@ import contextlib
 import json
 import os
 import time
-import uuid
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
-from filelock import FileLock
+from typing import TYPE_CHECKING, Any
 
 from . import repo as session_git
 from ..fsutil import atomic_write_bytes, write_file_batched
@@ -29,6 +26,9 @@ from .index import IndexEntry, NodeFileError, SessionIndex, bump_generation, rea
 from .paths import META_REL, WORKDIR_KEEP_REL, SessionPaths, node_rel
 from .registry import update_registry
 from ..tokens import count_tokens
+
+if TYPE_CHECKING:
+    from filelock import FileLock
 
 LOCK_TIMEOUT_S = 10.0
 
@@ -94,7 +94,7 @@ class SessionStore:
         self.root = StatePaths(self.state_dir).sessions
         self._indexes: dict[str, SessionIndex] = {}
         self._batches: dict[str, _Batch] = {}
-        self._repos: dict[Path, Any] = {}
+        self._repos: set[Path] = set()  # session directories known to be repositories
         self._known: dict[str, Path] = {}  # sessions seen valid (never deleted under us) -> their dir
         self._unborn: dict[str, set[str]] = {}  # created with commit=False: init files awaiting a commit
         self._registry_pending: dict[str, dict[str, Any]] | None = None  # see registry_deferred
@@ -175,7 +175,7 @@ class SessionStore:
         """A new empty session. With `commit=False` its files join the session's first
         commit instead of an init commit of their own, and — like a batch's — that commit
         is their durability point (imports: fewer git processes, no fsyncs)."""
-        sid = session_id or uuid.uuid4().hex[:12]
+        sid = session_id or os.urandom(6).hex()
         d = self.session_dir(sid)
         self.root.mkdir(parents=True, exist_ok=True)
         try:
@@ -205,11 +205,10 @@ class SessionStore:
 
     # --- git -----------------------------------------------------------------
 
-    def _repo(self, d: Path):
-        repo = self._repos.get(d)
-        if repo is None:
-            repo = self._repos[d] = session_git.open_repo(d)
-        return repo
+    def _repo(self, d: Path) -> Path:
+        if d not in self._repos:
+            self._repos.add(session_git.open_repo(d))
+        return d
 
     def _committed(self, sid: str, paths: list[str], message: str) -> None:
         batch = self._batches.get(sid)
@@ -230,7 +229,7 @@ class SessionStore:
             return
         layout = SessionPaths(d)
         layout.runtime.mkdir(exist_ok=True)
-        lock = FileLock(str(layout.lock), timeout=LOCK_TIMEOUT_S)
+        lock = _session_lock(layout)
         with lock:
             self._begin_writes(sid, d)
             index = self.index(sid)
@@ -321,7 +320,7 @@ class SessionStore:
             return
         layout = SessionPaths(d)
         layout.runtime.mkdir(exist_ok=True)
-        with FileLock(str(layout.lock), timeout=LOCK_TIMEOUT_S):
+        with _session_lock(layout):
             self._begin_writes(sid, d)
             yield self.index(sid)
             session_git.set_flag(d, False)  # every locked write ends with its commit
@@ -360,7 +359,7 @@ class SessionStore:
             content = clean_text(content)
         if role == "system":
             md["role"] = "system"
-        nid = node_id or uuid.uuid4().hex[:12]
+        nid = node_id or os.urandom(6).hex()
         if not valid_node_id(nid) or nid == ROOT_ID:
             raise InvalidNode(f"invalid node id: {nid!r}")
         with self._locked(sid) as index:
@@ -394,9 +393,9 @@ class SessionStore:
 
     def _write_node(self, sid: str, index: SessionIndex, node: Node) -> None:
         st = self._write_history_file(sid, node.filename, node.to_json_bytes())
-        # bulk writes (imports) leave counting to the first walk that needs it
-        tokens = -1 if sid in self._batches else (count_tokens(node.text) if node.is_record else 0)
-        index.record_write(IndexEntry.from_node(node, node.filename, (st.st_mtime_ns, st.st_size), tokens))
+        # tokens are counted by the first reader that needs them (`token_count`, which keeps
+        # the count): loading the tokenizer costs ten times what an append does
+        index.record_write(IndexEntry.from_node(node, node.filename, (st.st_mtime_ns, st.st_size)))
 
     def _write_history_file(self, sid: str, filename: str, data: bytes) -> os.stat_result:
         """Durable on its own outside a batch; inside one, cheap and streamed to its pack."""
@@ -421,7 +420,7 @@ class SessionStore:
         for cid in covers_ids[1:]:
             self.entry(sid, cid)
         predecessor = first.predecessor if at is None else self.entry(sid, at).id
-        nid = node_id or f"summary_{uuid.uuid4().hex[:10]}"
+        nid = node_id or f"summary_{os.urandom(5).hex()}"
         body = text if text.startswith("[Previous conversation summary]") else "[Previous conversation summary]\n" + text
         return self.append(sid, "assistant", body, predecessor=predecessor, node_id=nid, name="context/summary",
                            metadata={"type": "compactionSummary", "source": "compaction", "compaction": True,
@@ -612,6 +611,13 @@ class SessionStore:
 
     def _registry_write(self, metas: Mapping[str, Mapping[str, Any]]) -> None:
         update_registry(self.root, metas, lock_timeout=LOCK_TIMEOUT_S)
+
+
+def _session_lock(layout: SessionPaths) -> FileLock:
+    """The session's write lock (filelock is loaded by the first writer, never by readers)."""
+    from filelock import FileLock
+
+    return FileLock(str(layout.lock), timeout=LOCK_TIMEOUT_S)
 
 
 def _num(value: Any) -> float:

@@ -77,9 +77,9 @@ class ImportFollower:
 
     def _watch_roots(self) -> list[Path]:
         if self.paths is None:
-            from ..importers import IMPORTERS
+            from ..importers import importer
 
-            return [r for r in IMPORTERS[self.kind].default_roots() if r.is_dir()]
+            return [r for r in importer(self.kind).default_roots() if r.is_dir()]
         return sorted({p if p.is_dir() else p.parent for p in self.paths})
 
     # --- events --------------------------------------------------------------

@@ -101,4 +101,4 @@ def test_special_tokens_in_the_conversation_reach_the_core_as_text(store):
     ws = Workspace(store.state_dir)
     injection = ws.core_injection()
     assert injection.count("<memory-context>") == 1 and "<|endoftext|>" in injection
-    assert ws.core_status()["rendered_tokens"] > 0
+    assert ws.core_status().rendered_tokens > 0

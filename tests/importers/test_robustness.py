@@ -9,7 +9,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from scriptorium.core.importers import IMPORTERS
+from scriptorium.core.importers import importer
 from scriptorium.core.importers.plan import SessionPlan
 from scriptorium.core.sessions.nodes import ROOT_ID, valid_node_id
 
@@ -72,6 +72,6 @@ def test_any_mix_of_records_plans_cleanly(tmp_path: Path, kind: str, data: st.Da
     lines += data.draw(st.lists(st.text(max_size=30) | json_values.map(json.dumps), max_size=3))
     path = tmp_path / f"{kind}-{len(lines)}-{abs(hash(tuple(lines)))}.jsonl"
     path.write_text("".join(l.replace("\n", " ") + "\n" for l in lines))
-    module = IMPORTERS[kind]
+    module = importer(kind)
     for plan in module.plan_sessions(module.discover([path])):
         check_appendable(plan)

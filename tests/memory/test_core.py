@@ -50,8 +50,8 @@ def test_an_oversized_hand_written_core_renders_within_budget_while_others_insta
     assert kept == ids[: len(kept)] and len(kept) >= 10  # canonical order, as much as fits
     assert result.core.omitted == ids[len(kept):]  # the rest, reported by id
     status = ws.core_status()
-    assert status["budget"] == 2000 and status["canonical_tokens"] == TARGET
-    assert status["rendered_tokens"] == count_tokens(rendered) and status["omitted_blocks"] == ids[len(kept):]
+    assert status.budget == 2000 and status.canonical_tokens == TARGET
+    assert status.rendered_tokens == count_tokens(rendered) and status.omitted_blocks == ids[len(kept):]
     assert "sources/openprogram/_v2/s1.md#" in rendered and "../sources" not in rendered  # links rebased
     assert git_agrees(ws)
 
@@ -62,7 +62,7 @@ def test_special_token_text_is_counted_not_fatal(seeded: Seeded) -> None:
     result = save_topic(ws, "core.md", core)
     assert result.outcome == "installed", result.diagnostics
     assert "<|endoftext|>" in (ws.root / "core.md").read_text()
-    assert ws.core_status()["rendered_tokens"] > 0
+    assert ws.core_status().rendered_tokens > 0
 
 
 def test_injection_is_fenced_once_and_honours_inject(seeded: Seeded) -> None:
@@ -72,10 +72,10 @@ def test_injection_is_fenced_once_and_honours_inject(seeded: Seeded) -> None:
     injected = ws.core_injection()
     assert injected.count(OPEN) == 1 and injected.count("</memory-context>") == 1
     assert injected.startswith(OPEN) and "The user is Ada." in injected
-    assert ws.core_status()["effective_tokens"] == count_tokens(injected)
+    assert ws.core_status().effective_tokens == count_tokens(injected)
     set_config_value(ws.state_dir, "core.inject", False)
-    assert ws.core_injection() == "" and ws.core_status()["effective_tokens"] == 0
-    assert ws.core_status()["inject"] is False
+    assert ws.core_injection() == "" and ws.core_status().effective_tokens == 0
+    assert ws.core_status().inject is False
 
 
 def test_a_budget_from_config_and_untrusted_evidence_withheld(seeded: Seeded) -> None:
@@ -95,7 +95,7 @@ def test_a_budget_from_config_and_untrusted_evidence_withheld(seeded: Seeded) ->
     assert result.outcome == "installed", result.diagnostics
     assert result.core.withheld == [rumour] and "rumour" not in (ws.root / "core.md").read_text()
     assert result.core.budget == 50 and result.core.tokens <= 50
-    assert rumour in ws.core_status()["omitted_blocks"]
+    assert rumour in ws.core_status().omitted_blocks
     # editing the core elsewhere keeps the block: its citation is not new to it
     kept = save_topic(ws, "core.md", ws.read_topic("core.md").replace("The user is Ada.", "The user is Ada L."))
     assert kept.outcome == "installed", kept.diagnostics

@@ -38,7 +38,7 @@ def test_opening_the_app_imports_no_model(built_demo: Path) -> None:
                     if all(w.is_finished for w in pilot.app.workers):
                         break
                 screen = pilot.app.screen
-                seen[key] = len(screen.graph.rows) if key == "1" else screen.view.rendered_tokens >= 0
+                seen[key] = len(screen.graph.rows) if key == "1" else screen.view.status.rendered_tokens >= 0
             pilot.app.exit(0)
 
         run = ScriptoriumApp.run

@@ -28,7 +28,7 @@ def test_core_screen_with_an_overflowing_canonical_core(snap_compare, make_app, 
 async def test_the_screen_shows_the_engines_figures_and_every_left_out_block(
         make_app, settle, overflowing_core_state: Path) -> None:
     status = Workspace(overflowing_core_state).core_status()
-    assert status["canonical_tokens"] > status["budget"] and status["omitted_blocks"]
+    assert status.canonical_tokens > status.budget and status.omitted_blocks
     app = make_app(overflowing_core_state)
     async with app.run_test(size=(140, 60)) as pilot:
         await settle(pilot)
@@ -36,12 +36,12 @@ async def test_the_screen_shows_the_engines_figures_and_every_left_out_block(
         await settle(pilot)
         screen = app.screen
         assert isinstance(screen, CoreScreen) and screen.view is not None
-        assert screen.view.rendered_tokens == status["rendered_tokens"] <= status["budget"]
-        assert [item.block_id for item in screen.view.left_out] == status["omitted_blocks"]
+        assert screen.view.status.rendered_tokens == status.rendered_tokens <= status.budget
+        assert [item.block_id for item in screen.view.left_out] == status.omitted_blocks
         text = "\n".join(screen_lines(app))
-        assert f"{status['rendered_tokens']:,} / {status['budget']:,} tokens" in text
-        assert f"{status['canonical_tokens']:,} tokens" in text
-        assert f"{len(status['omitted_blocks'])} blocks left out" in text
+        assert f"{status.rendered_tokens:,} / {status.budget:,} tokens" in text
+        assert f"{status.canonical_tokens:,} tokens" in text
+        assert f"{len(status.omitted_blocks)} blocks left out" in text
         first = screen.view.left_out[0]
         assert first.first_words and first.first_words.split()[0] in text
 
@@ -53,11 +53,11 @@ async def test_injection_can_be_turned_off_and_on_again(make_app, settle, overfl
         await pilot.press("2")
         await settle(pilot)
         screen = app.screen
-        assert screen.view.inject and screen.view.effective.startswith("<memory-context>")
+        assert screen.view.status.inject and screen.view.effective.startswith("<memory-context>")
         await pilot.press("i")
         await settle(pilot)
         assert load_config(overflowing_core_state).get("core.inject") is False
-        assert not screen.view.inject and screen.view.effective == "" and screen.view.effective_tokens == 0
+        assert not screen.view.status.inject and screen.view.effective == "" and screen.view.status.effective_tokens == 0
         assert any("nothing is injected" in line for line in screen_lines(app))
         await pilot.press("i")
         await settle(pilot)

@@ -64,7 +64,7 @@ def test_every_written_turn_went_through_the_pipeline_with_the_offline_model(bui
     runs = [json.loads(line) for line in (memory / ".scriptorium" / "agent-history.jsonl").read_text().splitlines()]
     assert {run["stage"] for run in runs} >= {"write"} and {run["model"] for run in runs} == {OFFLINE_MODEL}
     status = Workspace(built_demo).core_status()
-    assert status["canonical_tokens"] > 0 and status["rendered_tokens"] > 0  # a non-empty core
+    assert status.canonical_tokens > 0 and status.rendered_tokens > 0  # a non-empty core
 
 
 def test_the_demo_leaves_pending_branches_beside_written_and_finished_ones(built_demo: Path) -> None:

@@ -9,8 +9,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from scriptorium.core.config import set_config_value
+
+if TYPE_CHECKING:
+    from scriptorium.core.memory import CoreStatus
 
 INJECT_KEY = "core.inject"
 FIRST_WORDS = 12
@@ -24,21 +28,16 @@ class LeftOut:
 
 @dataclass(frozen=True)
 class CoreView:
+    status: CoreStatus  # budget, token counts, inject, the blocks left out (by id)
     exists: bool  # is there a canonical core (topics/core.md) at all
-    budget: int
-    canonical_tokens: int
-    rendered_tokens: int
-    effective_tokens: int
-    inject: bool
     canonical: str
     rendered: str
     effective: str
-    left_out: list[LeftOut]
+    left_out: list[LeftOut]  # status.omitted_blocks with their first words
 
 
 def load_core(state_dir: Path) -> CoreView:
-    # Imported here, in the worker: the memory package (git, BM25) costs a third of a
-    # second, which the app's first paint must not pay.
+    # Imported here, in the worker: the app's first paint must not pay for the memory package.
     from scriptorium.core.memory import Workspace
     from scriptorium.core.memory.core_render import CORE_TOPIC
 
@@ -56,16 +55,12 @@ def load_core(state_dir: Path) -> CoreView:
             for block_id in block.ids:
                 words[block_id] = " ".join(block.content.split()[:FIRST_WORDS])
     return CoreView(
+        status=status,
         exists=canonical is not None,
-        budget=status["budget"],
-        canonical_tokens=status["canonical_tokens"],
-        rendered_tokens=status["rendered_tokens"],
-        effective_tokens=status["effective_tokens"],
-        inject=status["inject"],
         canonical=canonical or "",
         rendered=rendered,
         effective=workspace.core_injection(),
-        left_out=[LeftOut(block_id, words.get(block_id, "")) for block_id in status["omitted_blocks"]],
+        left_out=[LeftOut(block_id, words.get(block_id, "")) for block_id in status.omitted_blocks],
     )
 
 

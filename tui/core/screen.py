@@ -83,10 +83,10 @@ class CoreScreen(Screen):
 
     def on_core_loaded(self, message: CoreLoaded) -> None:
         view = self.view = message.view
-        self.query_one(TokenMeter).show(view.rendered_tokens, view.canonical_tokens, view.budget)
-        state = ("on", "$node-written bold") if view.inject else ("off", "$node-rewound bold")
+        self.query_one(TokenMeter).show(view.status.rendered_tokens, view.status.canonical_tokens, view.status.budget)
+        state = ("on", "$node-written bold") if view.status.inject else ("off", "$node-rewound bold")
         self.query_one("#inject-state", Static).update(Content.assemble(
-            "injection ", state, f" · effective {view.effective_tokens:,} tokens", ("   i toggles", "$muted-text")))
+            "injection ", state, f" · effective {view.status.effective_tokens:,} tokens", ("   i toggles", "$muted-text")))
         if not view.exists:
             self.query_one("#canonical", TextPanel).show("", "No canonical core yet: the first write creates "
                                                              "topics/core.md, or write it by hand with "
@@ -94,7 +94,7 @@ class CoreScreen(Screen):
         else:
             self.query_one("#canonical", TextPanel).show(view.canonical, "topics/core.md is empty.")
         self.query_one("#rendered", TextPanel).show(view.rendered, "Nothing rendered.")
-        off = "Injection is off: nothing is injected." if not view.inject else "Nothing to inject."
+        off = "Injection is off: nothing is injected." if not view.status.inject else "Nothing to inject."
         self.query_one("#effective", TextPanel).show(view.effective, off)
         self.query_one("#left-out-list", Static).update(_left_out(view))
 
@@ -102,7 +102,7 @@ class CoreScreen(Screen):
         if self.view is None:
             return
         try:
-            set_inject(self.app.state_dir, not self.view.inject)
+            set_inject(self.app.state_dir, not self.view.status.inject)
         except (OSError, ValueError) as exc:
             self.notify(f"Injection setting not saved: {exc}", severity="error", markup=False)
             return

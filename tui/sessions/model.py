@@ -360,9 +360,9 @@ class ImportOutcome:
 def import_locations() -> dict[str, list[Path]]:
     """Each agent's default transcript directories (that exist or not), for the dialog to
     show what an import would read."""
-    from scriptorium.core.importers import IMPORTERS
+    from scriptorium.core.importers import importer
 
-    return {kind: list(IMPORTERS[kind].default_roots()) for kind in IMPORT_KINDS}
+    return {kind: list(importer(kind).default_roots()) for kind in IMPORT_KINDS}
 
 
 def run_import(state_dir: Path, job: ImportJob, progress: Callable[[int, int, str], None]) -> ImportOutcome:

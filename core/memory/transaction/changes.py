@@ -14,7 +14,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from ...runtime_state import RUNTIME_FILE, dump_runtime
-from .. import derived
+from .. import core_status, derived
 from ..core_render import CORE_TOPIC, render_core
 from ..retired import RETIRED_NAME, dump_retired
 from ..workspace import Workspace
@@ -54,14 +54,16 @@ def _derived_views(ws: Workspace, verdict: Verdict, units: list[derived.Unit], o
 
 def _core(ws: Workspace, stage: Stage, verdict: Verdict, result: TransactionResult,
           core_committed: Callable[[], bool]) -> dict[str, bytes | None]:
-    """The rendered `core.md`; gone with the canonical core (deleted here or by hand)."""
+    """The rendered `core.md` with the record of what it measured (`core --json` reads it);
+    both gone with the canonical core (deleted here or by hand)."""
     core_doc = verdict.docs.get(CORE_TOPIC)
+    record = f"{ws.runtime.name}/{core_status.RECORD}"
     if core_doc is not None:
         assert verdict.sources is not None
         result.core = render_core(core_doc, ws.core_budget(), verdict.sources)
-        return {"core.md": result.core.text.encode("utf-8")}
+        return {"core.md": result.core.text.encode("utf-8"), record: core_status.render_record(core_doc.text, result.core)}
     if CORE_TOPIC in stage.baseline.topics or ((ws.root / "core.md").exists() and core_committed()):
-        return {"core.md": None}
+        return {"core.md": None, record: None}
     return {}
 
 
