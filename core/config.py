@@ -7,11 +7,10 @@ or unreadable file reads as no settings: configuration never blocks the engine.
 from __future__ import annotations
 
 import tomllib
+from collections.abc import MutableMapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-
-import tomli_w
 
 from .fsutil import atomic_write_text
 from .paths import StatePaths
@@ -46,18 +45,29 @@ def load_config(state_dir: Path) -> Config:
 
 
 def set_config_value(state_dir: Path, key: str, value: Any) -> None:
-    """Set one dotted key, keeping every other setting; refuses to clobber a broken file."""
+    """Set one dotted key. The rest of the file is the user's: its comments, order and
+    formatting are kept (tomlkit edits the document in place). Refuses to touch a file
+    that does not parse."""
+    import tomlkit  # only a writer pays for it
+    from tomlkit.exceptions import TOMLKitError
+
     config = load_config(state_dir)
     if config.problem:
         raise ValueError(f"cannot update config: {config.problem}")
-    data = config.data
-    node = data
+    path = StatePaths(Path(state_dir)).config
+    try:
+        doc = tomlkit.parse(path.read_text(encoding="utf-8")) if path.exists() else tomlkit.document()
+    except (OSError, UnicodeDecodeError, TOMLKitError) as exc:
+        raise ValueError(f"cannot update config: {path}: {exc}") from exc
+    node: MutableMapping[str, Any] = doc
     parts = key.split(".")
     for part in parts[:-1]:
-        node = node.setdefault(part, {})
-        if not isinstance(node, dict):
+        if part not in node:
+            node[part] = tomlkit.table()
+        child = node[part]
+        if not isinstance(child, MutableMapping):
             raise ValueError(f"cannot set {key}: {part} is not a table")
+        node = child
     node[parts[-1]] = value
-    path = StatePaths(Path(state_dir)).config
     path.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write_text(path, tomli_w.dumps(data), mode=0o600)
+    atomic_write_text(path, tomlkit.dumps(doc), mode=0o600)

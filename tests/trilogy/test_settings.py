@@ -1,7 +1,7 @@
 from dataclasses import fields
 from pathlib import Path
 
-import tomli_w
+import tomlkit
 
 from scriptorium.core.config import load_config
 from scriptorium.core.trilogy import TrilogySettings
@@ -31,7 +31,7 @@ def test_every_spec_key_is_read_from_config_toml(tmp_path: Path):
     defaults = TrilogySettings()
     assert {f.name for f in fields(TrilogySettings)} == SPEC_KEYS
     wanted = {f.name: _other_value(getattr(defaults, f.name)) for f in fields(TrilogySettings)}
-    (tmp_path / "config.toml").write_text(tomli_w.dumps({"trilogy": wanted}), encoding="utf-8")
+    (tmp_path / "config.toml").write_text(tomlkit.dumps({"trilogy": wanted}), encoding="utf-8")
     settings = TrilogySettings.from_config(load_config(tmp_path))
     for name, value in wanted.items():
         got = getattr(settings, name)
@@ -47,5 +47,5 @@ def test_invalid_values_fall_back_to_defaults(tmp_path: Path):
         "projectRootMarkers": [],
         "nudgeMaxPerSession": True,
     }
-    (tmp_path / "config.toml").write_text(tomli_w.dumps({"trilogy": bad}), encoding="utf-8")
+    (tmp_path / "config.toml").write_text(tomlkit.dumps({"trilogy": bad}), encoding="utf-8")
     assert TrilogySettings.from_config(load_config(tmp_path)) == TrilogySettings()
