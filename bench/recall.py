@@ -1,0 +1,166 @@
+"""Recall benchmark on LoCoMo (Maharana et al., ACL 2024): is the offline memory worth searching?
+
+Usage: python bench/recall.py PATH... (LoCoMo conversation files, e.g. the development
+split in ../shared/data/locomo-dev/; that folder is the default when it exists). The data
+is read where it lies, never copied into the project.
+
+Per conversation, in a fresh state directory: each LoCoMo session becomes a session
+(speaker A as the user, B as the assistant, their names as the session's speakers, the
+session's date as the turns' time), written with the built-in offline model (`finish`
+per session, then one `sleep`). Then every question of categories 1-4 is searched (top
+5). A question's evidence turn is recalled when a hit's block, or a record it cites,
+holds it; a question scores the share of its evidence turns recalled. Beside it, on the
+same questions, plain BM25 (the same tokenizer and ranking) over the raw turns, given
+as many words as the five hits hold (turns in rank order, each that still fits in the
+words left). Memory words are the words of every topic file
+(footnotes included); transcript words those of the turns.
+Last line: {"questions", "memory_recall5", "raw_recall_equal_words",
+"memory_over_transcript_words", "write_cpu_s"}.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+import tempfile
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+from scriptorium.core.search import SearchIndex, memory_get, tokenize
+from scriptorium.core.search.ranking import Bm25Index
+from scriptorium.core.sessions.store import SessionStore
+from scriptorium.core.writer import finish, sleep
+
+DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "locomo-dev"
+TOP_K = 5
+CATEGORIES = (1, 2, 3, 4)
+_MARKS = re.compile(r"\[\^[^\]]*\]|(?<=\s)\^[0-9a-f]{8}\b")
+
+
+def turn_text(turn: dict) -> str:
+    return turn["text"]  # shared photos' captions are the dataset's, not what was said
+
+
+def session_time(stamp: str) -> float:
+    when = datetime.strptime(stamp.strip(), "%I:%M %p on %d %B, %Y")
+    return when.replace(tzinfo=timezone.utc).timestamp()
+
+
+def node_id(dia_id: str) -> str:
+    return "d" + dia_id.replace(":", "-")
+
+
+def words(text: str) -> int:
+    return len(text.split())
+
+
+def build(conv: dict, state: Path) -> tuple[SessionStore, dict[str, str], float]:
+    """Write every session; returns the store, turn texts by dia_id, and the write CPU seconds."""
+    store = SessionStore(state)
+    a, b = conv["speaker_a"], conv["speaker_b"]
+    turns: dict[str, str] = {}
+    cpu = 0.0
+    numbers = sorted(int(k.split("_")[1]) for k in conv if re.fullmatch(r"session_\d+", k) and conv[k])
+    for n in numbers:
+        start = session_time(conv[f"session_{n}_date_time"])
+        sid = store.create_session(f"LoCoMo session {n}", session_id=f"s{n:02d}", speakers={"user": a, "assistant": b})
+        with store.batch(sid, message="locomo"):
+            for i, turn in enumerate(conv[f"session_{n}"]):
+                text = turn_text(turn)
+                turns[turn["dia_id"]] = text
+                store.append(sid, "user" if turn["speaker"] == a else "assistant", text, node_id=node_id(turn["dia_id"]),
+                             created_at=start + i)
+        t = time.process_time()
+        result = finish(store, sid)
+        cpu += time.process_time() - t
+        if result.outcome != "ok":
+            print(f"  session {n}: {result.code}: {result.message}", file=sys.stderr)
+    t = time.process_time()
+    slept = sleep(state)
+    cpu += time.process_time() - t
+    if slept.outcome != "ok":
+        print(f"  sleep: {slept.code}: {slept.message}", file=sys.stderr)
+    return store, turns, cpu
+
+
+def evaluate(conv: dict, state: Path, turns: dict[str, str]) -> tuple[int, float, float]:
+    """(questions, memory recall sum, raw recall sum) over the conversation's questions."""
+    index = SearchIndex(state / "memory")
+    by_node = {node_id(d): d for d in turns}
+    order = list(turns)
+    raw = Bm25Index([tokenize(turns[d]) for d in order])
+    count, memory_sum, raw_sum = 0, 0.0, 0.0
+    for qa in conv["qa"]:
+        if qa.get("category") not in CATEGORIES or not qa.get("evidence"):
+            continue
+        evidence = {e.strip() for e in qa["evidence"] if e.strip() in turns}
+        if not evidence:
+            continue
+        count += 1
+        hits = index.search(qa["question"], top_k=TOP_K)
+        recalled: set[str] = set()
+        budget = 0
+        for hit in hits:
+            budget += words(_MARKS.sub("", hit.text))
+            view = memory_get(index, hit.block_id)
+            for citation in view.citations if view else ():
+                for source in citation.sources:
+                    node = (source.source_id or "").rsplit("/", 1)[-1]
+                    if node in by_node:
+                        recalled.add(by_node[node])
+        memory_sum += len(evidence & recalled) / len(evidence)
+        got: set[str] = set()
+        used = 0
+        for ranked in raw.rank(tokenize(qa["question"]), len(order)):
+            size = words(turns[order[ranked.doc]])
+            if used + size <= budget:  # greedy: the best turns that fit in the hits' words
+                got.add(order[ranked.doc])
+                used += size
+        raw_sum += len(evidence & got) / len(evidence)
+    return count, memory_sum, raw_sum
+
+
+def memory_words(state: Path) -> int:
+    return sum(words(p.read_text(encoding="utf-8")) for p in (state / "memory" / "topics").rglob("*.md"))
+
+
+def main(argv: list[str]) -> int:
+    paths = [Path(p) for p in argv] or sorted(DEFAULT_DATA.glob("*.json"))
+    if not paths:
+        print("usage: python bench/recall.py LOCOMO_CONVERSATION.json ...", file=sys.stderr)
+        return 2
+    rows = []
+    totals = {"questions": 0, "memory": 0.0, "raw": 0.0, "memory_words": 0, "transcript_words": 0, "cpu": 0.0}
+    for path in paths:
+        conv = json.loads(path.read_text(encoding="utf-8"))
+        conv = conv.get("conversation", conv)  # the original locomo10.json nests it
+        qa = conv.get("qa") or json.loads(path.read_text(encoding="utf-8")).get("qa", [])
+        conv = {**conv, "qa": qa}
+        with tempfile.TemporaryDirectory() as tmp:
+            state = Path(tmp) / "state"
+            _, turns, cpu = build(conv, state)
+            n, mem, raw = evaluate(conv, state, turns)
+            mw, tw = memory_words(state), sum(words(t) for t in turns.values())
+        rows.append((path.stem, n, mem / max(n, 1), raw / max(n, 1), mw / max(tw, 1), cpu))
+        for key, value in (("questions", n), ("memory", mem), ("raw", raw), ("memory_words", mw),
+                           ("transcript_words", tw), ("cpu", cpu)):
+            totals[key] += value
+    print(f"{'conversation':<14}{'questions':>10}{'memory@5':>10}{'raw@words':>11}{'mem/transcript':>16}{'write cpu s':>13}")
+    for name, n, mem, raw, ratio, cpu in rows:
+        print(f"{name:<14}{n:>10}{mem:>10.3f}{raw:>11.3f}{ratio:>16.2f}{cpu:>13.1f}")
+    q = max(totals["questions"], 1)
+    summary = {"questions": totals["questions"], "memory_recall5": round(totals["memory"] / q, 4),
+               "raw_recall_equal_words": round(totals["raw"] / q, 4),
+               "memory_over_transcript_words": round(totals["memory_words"] / max(totals["transcript_words"], 1), 4),
+               "write_cpu_s": round(totals["cpu"], 2)}
+    print(f"{'all':<14}{summary['questions']:>10}{summary['memory_recall5']:>10.3f}"
+          f"{summary['raw_recall_equal_words']:>11.3f}{summary['memory_over_transcript_words']:>16.2f}"
+          f"{summary['write_cpu_s']:>13.1f}")
+    print(json.dumps(summary))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
