@@ -1,8 +1,9 @@
 """The Scriptorium terminal app: screens switched by number keys, one state directory.
 
-`scriptorium` with no command (and `scriptorium demo`) calls `run_app`. The app
-reads the engine only through `scriptorium.core`'s public API, in worker
-threads; it never imports litellm (nothing it shows needs a model).
+`scriptorium` with no command (and `scriptorium demo`) calls `run_app`. Each
+screen reads and changes the engine only through its feature's model
+(`tui/<feature>/model.py`, no Textual), in worker threads; the app never imports
+litellm (nothing it shows needs a model).
 """
 
 from __future__ import annotations
