@@ -48,8 +48,10 @@ def build_server(state_dir: Path) -> MCPServer:
     server = _MemoryServer(tools)
 
     @server.tool()
-    def memory_search(query: str, top_k: int = 5) -> dict[str, Any]:
+    async def memory_search(query: str, top_k: int = 5) -> dict[str, Any]:
         """BM25 search over memory blocks: the best `top_k` hits (block id, path, line, score, text)."""
+        # async on purpose: a warm search is a couple of ms of CPU, less than the SDK's hop to a
+        # worker thread for a plain function costs on a busy machine
         return tools.search(query, top_k)
 
     @server.tool()
