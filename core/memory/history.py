@@ -12,7 +12,8 @@ from pathlib import Path
 
 import git
 
-VERSIONED = ("core.md", "recent_events.jsonl", "commitments.jsonl", "relations.json", "sources", "topics", "timeline")
+VERSIONED = ("core.md", "recent_events.jsonl", "commitments.jsonl", "relations.json", "sources", "topics", "timeline",
+             "workspaces.json")  # the workspaces sharing this memory through sync (sessions/marker.py)
 # Ignore everything at the top but the versioned names, so one `git add -A` stages
 # exactly the memory (and deletions), whichever of those names exist right now.
 EXCLUDES = ("/.scriptorium*", "/.nativemem*", "/*", *(f"!/{name}" for name in VERSIONED))

@@ -119,6 +119,11 @@ class Workspace:
         text = self.read_topic(rel)
         return None if text is None else parse_cached(rel, text)
 
+    def cited_targets(self) -> frozenset[str]:
+        """Every evidence record a live topic cites, as `sources/…#anchor`."""
+        return frozenset(t for rel in self.topic_paths() if (doc := self.topic(rel)) is not None
+                         for t in doc.cited_targets)
+
     def revision(self) -> str:
         """sha256 over every visible file (and runtime.json), formats §2.3: first 32 hex."""
         digest = hashlib.sha256()

@@ -29,7 +29,7 @@ from filelock import FileLock, Timeout
 from ..sessions.marker import PendingTurn, counted_ids, cut_batch, mark_written, pending, trigger_tokens, workspace_id
 from ..memory import LockBusy, SourceIndex, SourceRecord, Transaction, Workspace, install, records_to_sources
 from ..memory.lock import write_lock
-from ..memory.sources import archive_path, speaker_label
+from ..memory.sources import anchor_for, archive_path, speaker_label
 from ..paths import StatePaths
 from ..sessions.records import records_for
 from ..sessions.store import SessionError, SessionStore
@@ -164,9 +164,9 @@ class _Run:
             text = f"wrote {len(self.batches)} batch(es), {turns} turn(s), into {len(files)} topic file(s)"
             return WriteResult("ok", "WRITTEN", "; ".join([text, *self.notes]), self.batches)
         if self.below is not None:
-            return WriteResult("ok", "BELOW_THRESHOLD",
-                               f"{self.below[0]} of {self.below[1]} tokens pending: below the threshold, nothing written")
-        return WriteResult("ok", "NOTHING_PENDING", "nothing pending")
+            text = f"{self.below[0]} of {self.below[1]} tokens pending: below the threshold, nothing written"
+            return WriteResult("ok", "BELOW_THRESHOLD", "; ".join([text, *self.notes]))
+        return WriteResult("ok", "NOTHING_PENDING", "; ".join(["nothing pending", *self.notes]))
 
     def _failed(self, failure: Failure) -> WriteResult:
         done = f" (after {len(self.batches)} written batch(es))" if self.batches else ""
@@ -179,6 +179,8 @@ class _Run:
         the backlog reaches the threshold."""
         while True:
             turns = pending(self.store, sid, tip, self.counted)
+            if turns and len(self.counted) > 1 and self._already_in_memory(sid, turns):
+                continue
             if not turns:
                 return
             total = sum(t.tokens for t in turns)
@@ -189,6 +191,22 @@ class _Run:
             self._sleep_if_due()
             if mode == "once":
                 return
+
+    def _already_in_memory(self, sid: str, turns: list[PendingTurn]) -> bool:
+        """Memory shared through sync may already hold these turns: the same transcript,
+        imported and written on another machine, arrives with its evidence cited. Mark the
+        oldest turns whose records a topic cites (only a leading run: a mark hides every
+        older turn of the branch) and say whether any were."""
+        cited = self.ws.cited_targets()
+        run = []
+        for source in records_to_sources(records_for(self.store, sid, [t.id for t in turns])):
+            if f"{archive_path(source.source_id)}#{anchor_for(source.source_id)}" not in cited:
+                break
+            run.append(source.source_id.rsplit("/", 1)[1])
+        if run:
+            mark_written(self.store, sid, run, self.wid)
+            self.notes.append(f"{len(run)} turn(s) already in memory through sync, marked")
+        return bool(run)
 
     def _write_batch(self, sid: str, batch: list[PendingTurn]) -> BatchResult:
         ids = [t.id for t in batch]
