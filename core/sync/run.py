@@ -112,10 +112,10 @@ def _join_shared_ids(ws: Workspace, lock_timeout: float) -> None:
 
 def _sync(ws: Workspace, name: str, lock_timeout: float) -> SyncResult:
     root = ws.root
-    _join_shared_ids(ws, lock_timeout)
     for _attempt in range(ATTEMPTS):
         theirs = git_remote.fetch(root, name)
         install.checkpoint("sync-fetched")
+        _join_shared_ids(ws, lock_timeout)  # after the fetch: an unreachable remote changes nothing
         ours = git_remote.rev(root, "HEAD")
         if theirs is None or (ours and git_remote.is_ancestor(root, theirs, ours)):
             if ours is None or ours == theirs:
