@@ -12,6 +12,9 @@ then the first import of a second corpus of the same size cut into 1 MB sessions
 shape of a typical ~/.claude/projects, where per-session costs — a git repository
 each — weigh more). The disk's cost of creating one file is measured first and printed:
 every node is one file, so on a slow disk that bounds the result.
+Redaction (issue 17) runs inside the import, at the store's door; it is also timed alone
+(CPU seconds to redact every planned node's text, input and metadata, the work the
+store's door does) and shown as a share of the first import.
 Usage: python bench/import.py [--mb 100] [--session-mb 10] [--small-session-mb 1] [--tmp DIR]
 Last line: {"mb": …, "seconds": …, "mb_per_s": …, …}
 """
@@ -28,6 +31,7 @@ from typing import Any
 
 from scriptorium.core.importers import claude_code
 from scriptorium.core.importers.run import import_sources
+from scriptorium.core.redact import for_state
 from scriptorium.core.sessions.store import SessionStore
 
 FIXTURES = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "transcripts"
@@ -135,8 +139,16 @@ def run_import(root: Path, total_mb: float, session_mb: float) -> dict[str, Any]
     corpus, state = root / "projects", root / "state"
     files, nbytes = build_corpus(corpus, total_mb, session_mb)
     t = time.perf_counter()
-    planned = sum(len(p.nodes) for p in claude_code.plan_sessions(claude_code.discover([corpus])))
+    plans = list(claude_code.plan_sessions(claude_code.discover([corpus])))
+    planned = sum(len(p.nodes) for p in plans)
     plan_s = time.perf_counter() - t
+    redactor = for_state(state)
+    t = time.process_time()
+    for plan in plans:
+        for node in plan.nodes:
+            redactor.value(node.text), redactor.value(node.input), redactor.value(node.metadata)
+    redact_s = time.process_time() - t
+    del plans
     t = time.perf_counter()
     report = import_sources(SessionStore(state), "claude-code", [corpus])
     seconds = time.perf_counter() - t
@@ -146,7 +158,8 @@ def run_import(root: Path, total_mb: float, session_mb: float) -> dict[str, Any]
     assert again.nodes_added == 0 and again.nodes_unchanged == report.nodes_added, again.to_json()
     assert not report.errors, report.errors[:3]
     return {"mb": nbytes / 1e6, "files": files, "sessions": len(report.sessions), "planned": planned,
-            "nodes": report.nodes_added, "plan_s": plan_s, "seconds": seconds, "reimport_s": reimport_s}
+            "nodes": report.nodes_added, "plan_s": plan_s, "seconds": seconds, "reimport_s": reimport_s,
+            "redact_s": redact_s, "redactions": sum(report.redactions.values())}
 
 
 def main() -> None:
@@ -172,6 +185,8 @@ def main() -> None:
         ("plan only (read+parse+fold)", f"{big['plan_s']:6.2f} s  {mb / big['plan_s']:7.1f} MB/s"),
         ("first import (plan+write+commit)", f"{big['seconds']:6.2f} s  {mb / big['seconds']:7.1f} MB/s"),
         ("re-import, nothing new", f"{big['reimport_s']:6.2f} s  {mb / big['reimport_s']:7.1f} MB/s"),
+        ("redaction alone (CPU)", f"{big['redact_s']:6.2f} s  {mb / big['redact_s']:7.1f} MB/s, "
+                                  f"{big['redact_s'] / big['seconds']:.1%} of the first import"),
     ]
     if small is not None:
         rows.append((f"first import, {small['sessions']} sessions",
@@ -187,7 +202,9 @@ def main() -> None:
               "directory of another filesystem or after a pause.")
     line = {"mb": round(mb, 2), "seconds": round(big["seconds"], 3), "mb_per_s": round(mb / big["seconds"], 2),
             "nodes": big["nodes"], "sessions": big["sessions"], "plan_mb_per_s": round(mb / big["plan_s"], 2),
-            "reimport_seconds": round(big["reimport_s"], 3), "fs_create_us": round(create_us, 1)}
+            "reimport_seconds": round(big["reimport_s"], 3), "fs_create_us": round(create_us, 1),
+            "redact_mb_per_s": round(mb / big["redact_s"], 1), "redact_share": round(big["redact_s"] / big["seconds"], 4),
+            "redactions": big["redactions"]}
     if small is not None:
         line.update(small_sessions=small["sessions"], small_mb_per_s=round(small["mb"] / small["seconds"], 2))
     print(json.dumps(line))

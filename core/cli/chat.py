@@ -41,8 +41,12 @@ def cmd_chat(args: argparse.Namespace, ctx: CliContext) -> int:
     model = resolve_model(ctx.state_dir, args.model)
     timeout = model_timeout(ctx.state_dir)
 
+    from ..redact import for_state as redactor_for
+
+    redactor = redactor_for(ctx.state_dir)
+
     def complete(messages: list[dict]) -> str:
-        return completion(model, messages, [], timeout).content or ""
+        return completion(model, redactor.messages(messages), [], timeout).content or ""
 
     options = {key: value for key, value in (("project_dir", args.project), ("window", args.window)) if value}
     runtime = ChatRuntime(provider, complete, ctx.store, session_id=args.session, options=options)

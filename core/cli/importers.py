@@ -93,6 +93,9 @@ def print_report(report: ImportReport) -> None:
     added = "would be added (dry run: nothing written)" if report.dry_run else "added"
     print(f"{report.kind}: {report.files} file(s), {len(report.sessions)} session(s) ({created} new), "
           f"{report.nodes_added} node(s) {added}, {report.nodes_unchanged} unchanged, in {report.seconds:.1f} s{rate}")
+    if redactions := report.redactions:
+        print(f"redacted {sum(redactions.values())} secret(s): "
+              + ", ".join(f"{kind} {n}" for kind, n in redactions.most_common()))
     for title, counter in (("skipped", report.skipped), ("folded", report.folded), ("notes", report.notes)):
         if counter:
             print(f"{title}:")

@@ -8,6 +8,7 @@ including the written markers memory put there.
 from __future__ import annotations
 
 import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -15,7 +16,7 @@ from typing import Any
 import orjson
 
 from ..sessions.nodes import clean_text
-from ..sessions.store import SessionError, SessionExists, SessionStore
+from ..sessions.store import SessionError, SessionExists, SessionStore, redaction_counts
 from .plan import PlannedNode, SessionPlan
 
 ROLE_OF = {"user": "user", "assistant": "assistant", "tool": "tool", "runtime": "user"}
@@ -29,6 +30,7 @@ class ApplyResult:
     added: int = 0
     unchanged: int = 0
     errors: list[str] = field(default_factory=list)
+    redactions: Counter[str] = field(default_factory=Counter)  # secrets redacted from what was added, by kind
 
 
 def apply_plan(store: SessionStore, plan: SessionPlan, *,
@@ -48,6 +50,7 @@ def apply_plan(store: SessionStore, plan: SessionPlan, *,
             _wait_until_created(store, sid)  # another import got there first: add to its session
             created = False
     result = ApplyResult(session_id=sid, title=plan.title, created=created)
+    before = {} if created else redaction_counts(store.meta(sid))
     known = store.index(sid).entries
     missing = [n for n in plan.nodes if n.id not in known]
     result.unchanged = len(plan.nodes) - len(missing)
@@ -65,6 +68,8 @@ def apply_plan(store: SessionStore, plan: SessionPlan, *,
                     result.errors.append(f"{node.id}: {exc}")
             if on_node is not None:
                 on_node(done, len(missing))
+    after = redaction_counts(store.meta(sid))
+    result.redactions = Counter({k: n - before.get(k, 0) for k, n in after.items() if n > before.get(k, 0)})
     return result
 
 

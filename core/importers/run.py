@@ -45,6 +45,14 @@ class ImportReport:
         return sum(s.unchanged for s in self.sessions)
 
     @property
+    def redactions(self) -> Counter[str]:
+        """Secrets redacted from the nodes this import added, by kind."""
+        total: Counter[str] = Counter()
+        for s in self.sessions:
+            total.update(s.redactions)
+        return total
+
+    @property
     def errors(self) -> list[str]:
         return [f"{s.session_id}: {e}" for s in self.sessions for e in s.errors]
 
@@ -65,6 +73,8 @@ class ImportReport:
             "seconds": round(self.seconds, 3),
             "dry_run": self.dry_run,
             "not_this_kind": [{"path": str(path), "looks_like": other} for path, other in self.refused],
+            "redactions": dict(self.redactions.most_common()),
+            "sessions_redacted": sum(1 for s in self.sessions if s.redactions),
         }
 
 

@@ -12,6 +12,7 @@ import contextlib
 import json
 import os
 import time
+from collections import Counter
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from . import repo as session_git
 from ..fsutil import atomic_write_bytes, write_file_batched
 from ..paths import StatePaths
+from ..redact import Redactor, for_state as redactor_for
 from .pack import PackedCommit
 from .nodes import ROLE_ALIASES, ROOT_ID, Node, clean_text, valid_node_id
 from .index import IndexEntry, NodeFileError, SessionIndex, bump_generation, read_node_file
@@ -31,6 +33,20 @@ if TYPE_CHECKING:
     from filelock import FileLock
 
 LOCK_TIMEOUT_S = 10.0
+REDACTIONS_KEY = "redactions"  # meta.json: {kind: count} of the secrets redacted from this session's nodes
+
+
+def add_counts(old: Any, new: Mapping[str, int]) -> dict[str, int]:
+    """`old` (a meta value, maybe malformed) plus `new`, by kind."""
+    out = {k: v for k, v in old.items() if isinstance(k, str) and isinstance(v, int)} if isinstance(old, dict) else {}
+    for kind, n in new.items():
+        out[kind] = out.get(kind, 0) + n
+    return out
+
+
+def redaction_counts(meta: Mapping[str, Any]) -> dict[str, int]:
+    """A session's redactions by kind, from its meta (empty when none or malformed)."""
+    return add_counts(meta.get(REDACTIONS_KEY), {})
 
 
 class SessionError(Exception):
@@ -98,6 +114,14 @@ class SessionStore:
         self._known: dict[str, Path] = {}  # sessions seen valid (never deleted under us) -> their dir
         self._unborn: dict[str, set[str]] = {}  # created with commit=False: init files awaiting a commit
         self._registry_pending: dict[str, dict[str, Any]] | None = None  # see registry_deferred
+        self._redactor: Redactor | None = None
+
+    @property
+    def redactor(self) -> Redactor:
+        """Secrets never enter a session (DESIGN §16): every node passes this at `append`."""
+        if self._redactor is None:
+            self._redactor = redactor_for(self.state_dir)
+        return self._redactor
 
     # --- paths and validation ----------------------------------------------
 
@@ -176,6 +200,11 @@ class SessionStore:
         commit instead of an init commit of their own, and — like a batch's — that commit
         is their durability point (imports: fewer git processes, no fsyncs)."""
         sid = session_id or os.urandom(6).hex()
+        counts: Counter[str] = Counter()
+        title = self.redactor.text(title, counts)
+        extra = self.redactor.value(extra, counts)
+        if counts:
+            extra = {**extra, REDACTIONS_KEY: dict(counts)}
         d = self.session_dir(sid)
         self.root.mkdir(parents=True, exist_ok=True)
         try:
@@ -354,9 +383,13 @@ class SessionStore:
         raw_role = ROLE_ALIASES.get(role)
         if raw_role is None:
             raise InvalidNode(f"unknown role {role!r} (use user, assistant, tool or system)")
-        md = dict(metadata or {})
         if isinstance(content, str):
             content = clean_text(content)
+        counts: Counter[str] = Counter()
+        redactor = self.redactor
+        content = redactor.value(content, counts)
+        input = redactor.value(input, counts)
+        md = dict(redactor.value(dict(metadata or {}), counts))
         if role == "system":
             md["role"] = "system"
         nid = node_id or os.urandom(6).hex()
@@ -379,6 +412,8 @@ class SessionStore:
             kind = node.kind
             if move_head and kind not in ("summary", "root"):
                 meta["head_id"] = nid
+            if counts:
+                meta[REDACTIONS_KEY] = add_counts(meta.get(REDACTIONS_KEY), counts)
             meta["updated_at"] = time.time()
             self._write_meta(sid, meta)
             self._bump(sid)

@@ -13,6 +13,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..redact import Redactor
 from .model import completion
 from .progress import Monitor
 from .tools import ToolError, TopicTools
@@ -43,14 +44,20 @@ class AgentRun:
 
 
 def run_agent(*, model: str, system: str, prompt: str, tools: TopicTools, stage: str, turns: int,
-              timeout: float, max_rounds: int = MAX_ROUNDS, monitor: Monitor | None = None) -> AgentRun:
+              timeout: float, max_rounds: int = MAX_ROUNDS, monitor: Monitor | None = None,
+              redactor: Redactor | None = None) -> AgentRun:
+    """With a `redactor` (the state's), no model — the offline one included — and no
+    history line ever sees a secret: the prompt, tool results and every message sent."""
+    if redactor is not None:
+        prompt = redactor.text(prompt)
     run = AgentRun(stage, model, system, prompt, turns)
     messages: list[dict[str, Any]] = [{"role": "system", "content": system}, {"role": "user", "content": prompt}]
     run.stop_reason = "max_rounds"
     for round_no in range(1, max_rounds + 1):
         if monitor is not None:
             monitor.round()
-        reply = completion(model, messages, tools.schemas, timeout)
+        sent = redactor.messages(messages) if redactor is not None else messages
+        reply = completion(model, sent, tools.schemas, timeout)
         run.rounds = round_no
         run.input_tokens += reply.input_tokens
         run.output_tokens += reply.output_tokens
@@ -70,6 +77,8 @@ def run_agent(*, model: str, system: str, prompt: str, tools: TopicTools, stage:
                 output, status = tools.call(name, arguments), "ok"
             except ToolError as exc:
                 output, status = f"error: {exc}", "error"
+            if redactor is not None:
+                output = redactor.text(output)
             run.audit.append({"round": round_no, "tool": name, "arguments": _audit_arguments(arguments),
                               "status": status, "output": _clip(output)})
             messages.append({"role": "tool", "tool_call_id": call["id"], "name": name, "content": output})

@@ -16,6 +16,7 @@ from typing import Any
 
 from ..memory import Diagnostic, SourceIndex, Transaction, TransactionResult
 from ..paths import StatePaths
+from ..redact import for_state as redactor_for
 from .agent import run_agent
 from .progress import Monitor
 from .prompts import CONTRACT, repair_task
@@ -50,7 +51,8 @@ def edit_with_repair(txn: Transaction, *, paths: StatePaths, model: str, task: s
     """Run the agent on `txn`, commit (install, or preview), repair once on rejection.
     A `monitor` sees every step and may cancel the run before anything installs."""
     audit: list[dict[str, Any]] = []
-    prompt = task
+    redactor = redactor_for(paths.root)
+    prompt = task = redactor.text(task)
     for attempt in (1, 2):
         box = TopicTools(txn.topics_dir, _source_lookup(txn), tools)
         name = stage if attempt == 1 else f"{stage}-repair"
@@ -58,7 +60,7 @@ def edit_with_repair(txn: Transaction, *, paths: StatePaths, model: str, task: s
             monitor.enter(name)
         try:
             run = run_agent(model=model, system=CONTRACT, prompt=prompt, tools=box, stage=name, turns=turns,
-                            timeout=timeout, monitor=monitor)
+                            timeout=timeout, monitor=monitor, redactor=redactor)
         except Exception as exc:
             append_history(paths, {"stage": name, "system_prompt": CONTRACT, "prompt": prompt,
                                    "error": f"{type(exc).__name__}: {exc}", "turns": turns})

@@ -19,9 +19,10 @@ for it, or for the workspace lock, is `retryable`.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from filelock import FileLock, Timeout
@@ -52,13 +53,25 @@ class BatchResult:
     turns: list[str]  # node ids handed to the writer (and now marked)
     changed_files: list[str]
     commit: str | None
+    redactions: dict[str, int] = field(default_factory=dict)  # redacted secrets in the batch's evidence, by kind
 
     def to_json(self) -> dict[str, Any]:
-        return {"turns": self.turns, "changed_files": self.changed_files, "commit": self.commit}
+        return {"turns": self.turns, "changed_files": self.changed_files, "commit": self.commit,
+                "redactions": self.redactions}
 
 
 class WriteResult(PassResult[BatchResult]):
     """ok codes: "WRITTEN" | "NOTHING_PENDING" | "BELOW_THRESHOLD"."""
+
+    @property
+    def redactions(self) -> dict[str, int]:
+        total: Counter[str] = Counter()
+        for b in self.batches:
+            total.update(b.redactions)
+        return dict(total.most_common())
+
+    def to_json(self) -> dict[str, Any]:
+        return {**super().to_json(), "redactions": self.redactions}
 
 
 class _Stop(Exception):
@@ -162,6 +175,9 @@ class _Run:
             turns = sum(len(b.turns) for b in self.batches)
             files = sorted({f for b in self.batches for f in b.changed_files})
             text = f"wrote {len(self.batches)} batch(es), {turns} turn(s), into {len(files)} topic file(s)"
+            if redacted := WriteResult("ok", "", "", self.batches).redactions:
+                text += (f"; {sum(redacted.values())} secret(s) redacted ("
+                         + ", ".join(f"{kind} {n}" for kind, n in redacted.items()) + ")")
             return WriteResult("ok", "WRITTEN", "; ".join([text, *self.notes]), self.batches)
         if self.below is not None:
             text = f"{self.below[0]} of {self.below[1]} tokens pending: below the threshold, nothing written"
@@ -230,7 +246,7 @@ class _Run:
                                 f"the writer changed no topic file for {len(ids)} turn(s); nothing marked, "
                                 "the turns stay pending"))
         mark_written(self.store, sid, ids, self.wid)
-        return BatchResult(ids, changed, result.commit)
+        return BatchResult(ids, changed, result.commit, result.redactions)
 
     def _archive(self, sources: list[SourceRecord], sid: str) -> None:
         """Evidence first, in its own transaction, unless the archive already holds it

@@ -24,7 +24,7 @@ def test_topic_save_installs_then_rejects_with_diagnostics(seeded: Seeded, tmp_p
     draft = tmp_path / "ada.md"
     draft.write_text(seeded.ws.read_topic("people/ada.md").replace("green tea", "rooibos"))
     code, doc = run(capsys, state, "topic", "save", "people/ada.md", "--from", str(draft), "--json")
-    assert code == 0 and set(doc) == {"outcome", "commit", "changed_files", "diagnostics"}
+    assert code == 0 and set(doc) == {"outcome", "commit", "changed_files", "diagnostics", "redactions"}
     assert doc["outcome"] == "installed" and len(doc["commit"]) == 40 and "topics/people/ada.md" in doc["changed_files"]
 
     draft.write_text(draft.read_text().replace(f" ^{seeded.ada[0]}", ""))

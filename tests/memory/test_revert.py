@@ -123,7 +123,7 @@ def test_cli_shape_and_exit_codes(seeded: Seeded, capsys: pytest.CaptureFixture[
     state = ws.state_dir
     edited = edit(ws, "people/ada.md", "green tea", "rooibos")
     code, doc, _ = run(capsys, state, "revert", edited[:10], "--json")
-    assert code == 0 and set(doc) == {"outcome", "commit", "changed_files", "diagnostics"}
+    assert code == 0 and set(doc) == {"outcome", "commit", "changed_files", "diagnostics", "redactions"}
     assert doc["outcome"] == "installed" and doc["commit"] == head(ws)
     assert "topics/people/ada.md" in doc["changed_files"]
 

@@ -9,6 +9,7 @@ root `core.md` (formats §4.6) is judged as `topics/core.md` when `legacy_core` 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ..core_render import CORE_TOPIC
@@ -163,8 +164,10 @@ def repoint_links(live: dict[str, TopicDoc], final: dict[str, str], changed: set
 
 
 def judge(stage: Stage, *, conflicts: list[Diagnostic], retire: dict[str, str], evidence: set[str] | None,
-          manual_at: float | None, legacy_core: bytes | None = None) -> Verdict:
-    """Every rule, in order; the first failing group rejects (later ones would only repeat it)."""
+          manual_at: float | None, legacy_core: bytes | None = None,
+          redact: Callable[[str], str] | None = None) -> Verdict:
+    """Every rule, in order; the first failing group rejects (later ones would only repeat it).
+    `redact` takes the secrets out of every changed topic first (DESIGN §16)."""
     baseline = stage.baseline
     diags = list(conflicts)
     staged = staged_topics(stage, diags)
@@ -174,6 +177,8 @@ def judge(stage: Stage, *, conflicts: list[Diagnostic], retire: dict[str, str], 
     texts = utf8_texts({rel: data for rel, data in staged.items() if baseline.topics.get(rel) != data}, diags)
     if diags:
         return Verdict(diags)
+    if redact is not None:
+        texts = {rel: redact(text) for rel, text in texts.items()}
 
     normalized = normalize(stage, texts, manual_at)
     overlay, manual_ids = manual_sources(stage, [r for n in normalized.values() for r in n.manual])

@@ -25,13 +25,16 @@ from __future__ import annotations
 
 import secrets
 import time
+from collections import Counter
 from collections.abc import Callable, Iterable
 from contextlib import ExitStack
+from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
 
 import git
 
+from ...redact import for_state as redactor_for, placeholder_counts
 from .. import derived, install
 from ..core_render import CORE_TOPIC, promoted_legacy_core
 from ..errors import TransactionClosed
@@ -82,6 +85,9 @@ class Transaction:
         self._updates: list[RuntimeUpdate] = []
         self._core_in_head: bool | None = None  # see _core_committed
         self._at = time.time()
+        self._redactor = redactor_for(workspace.state_dir)
+        self._archive_redactions: Counter[str] = Counter()  # placeholders in the records archived
+        self._topic_redactions: Counter[str] = Counter()  # secrets redacted from the changed topics
 
     # -- lifecycle ------------------------------------------------------------------------
 
@@ -169,11 +175,21 @@ class Transaction:
     def archive(self, records: Iterable[SourceRecord]) -> list[str]:
         """Append `records` to the staged archive (idempotent); their ids join this
         transaction's evidence. Returns the ids of all `records`."""
-        records = list(records)
+        records = [self._redacted(r) for r in records]
         self._ensure_open().archive(records)
         ids = [r.source_id for r in records]
         self.evidence = (self.evidence or set()) | _evidence_refs(ids)
         return ids
+
+    def _redacted(self, record: SourceRecord) -> SourceRecord:
+        """Evidence never holds a secret (DESIGN §16), even from a session stored before
+        redaction existed; the record's placeholders are counted for the audit."""
+        content = self._redactor.text(record.content)
+        self._archive_redactions.update(placeholder_counts(content))
+        return record if content == record.content else replace(record, content=content)
+
+    def _redact_topic(self, text: str) -> str:
+        return self._redactor.text(text, self._topic_redactions)
 
     def merge_archive(self, rel: str, data: bytes) -> None:
         """Sync: replace the staged archive `rel` (`sources/…`) by `data`, which keeps every
@@ -220,8 +236,10 @@ class Transaction:
     def _check(self, legacy_core: bytes | None) -> TransactionResult:
         stage = self._ensure_open()
         result = TransactionResult("previewed", self.kind, self.summary)
+        self._topic_redactions = Counter()
         verdict = judge(stage, conflicts=self._conflicts, retire=self._retire, evidence=self.evidence,
-                        manual_at=self._at if self.manual_sources else None, legacy_core=legacy_core)
+                        manual_at=self._at if self.manual_sources else None, legacy_core=legacy_core,
+                        redact=self._redact_topic)
         if not verdict.ok:
             result.outcome = "rejected"
             result.diagnostics = sorted(verdict.diagnostics, key=lambda d: (d.file or "", d.line or 0, d.rule))
@@ -229,6 +247,7 @@ class Transaction:
         change_set(self.ws, stage, verdict, result, retire=self._retire, updates=self._updates,
                    core_committed=self._core_committed)
         result.archived = stage.archived + verdict.manual_ids
+        result.redactions = dict((self._archive_redactions + self._topic_redactions).most_common())
         self._docs = verdict.docs
         return result
 
@@ -265,7 +284,7 @@ class Transaction:
             "txn": txn, "at": datetime.now(timezone.utc).isoformat(timespec="seconds"), "kind": self.kind,
             "summary": _one_line(self.summary, 500), "changed_files": result.changed_files,
             "created_blocks": result.created_blocks, "retired": result.retired, "archived": result.archived,
-            "workspace": ws.id,
+            "workspace": ws.id, "redactions": result.redactions,
         }
         changes = [install.Change(path, result.after[path]) for path in sorted(result.after)]
         if changes:

@@ -23,6 +23,7 @@ class TransactionResult:
     created_blocks: list[str] = field(default_factory=list)
     retired: list[dict[str, str]] = field(default_factory=list)
     archived: list[str] = field(default_factory=list)  # source ids newly appended
+    redactions: dict[str, int] = field(default_factory=dict)  # placeholders in what it archived or saved, by kind
     core: CoreRender | None = None
     before: dict[str, bytes | None] = field(default_factory=dict, repr=False)
     after: dict[str, bytes | None] = field(default_factory=dict, repr=False)
@@ -53,4 +54,5 @@ class TransactionResult:
             "commit": self.commit,
             "changed_files": self.changed_files,
             "diagnostics": [d.to_json() for d in self.diagnostics],
+            "redactions": self.redactions,
         }
