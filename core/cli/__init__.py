@@ -50,6 +50,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "core": ("core_cmd", "the rendered core: tokens against the budget, blocks left out"),
     "log": ("log", "installed memory transactions, newest first"),
     "revert": ("revert", "undo a memory commit as a new, validated transaction"),
+    "purge": ("purge", "rewrite a secret out of sessions, memory and their git histories"),
     "mcp": ("mcp_cmd", "serve memory tools (search, get, core, remember) over MCP on stdio"),
     "install": ("agents_cmd", "wire memory into an agent: its hooks and the MCP server"),
     "uninstall": ("agents_cmd", "take out exactly what install put into an agent's configuration"),

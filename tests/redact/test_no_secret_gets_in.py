@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 from scriptorium.core.cli import main
-from scriptorium.core.writer.model import load_litellm, register_provider
-from scriptorium.core.writer.offline import make_offline_model
+from scriptorium.core.writer.model import Reply, register_provider
+from scriptorium.core.writer.offline import OfflineModel
 
 from .fakes import fake_secrets, private_span
 
@@ -29,13 +29,14 @@ TRANSCRIPTS = {
 
 def recording_model() -> tuple[list[Any], str]:
     """The offline writer, behind a provider that keeps every request it was sent."""
-    offline = make_offline_model()
+    offline = OfflineModel()
     requests: list[Any] = []
 
-    class Recording(load_litellm().CustomLLM):
-        def completion(self, *args: Any, **kwargs: Any) -> Any:
-            requests.append(copy.deepcopy(kwargs.get("messages", args[1] if len(args) > 1 else None)))
-            return offline.completion(*args, **kwargs)
+    class Recording:
+        def complete(self, model: str, messages: list[dict[str, Any]], tools: list[dict[str, Any]],
+                     timeout: float) -> Reply:
+            requests.append(copy.deepcopy(messages))
+            return offline.complete(model, messages, tools, timeout)
 
     register_provider("recording", Recording())
     return requests, "recording/offline"

@@ -1,0 +1,80 @@
+"""Does the whole workspace validate as it stands? For operations that rewrite it outside
+a transaction (`purge`), which must leave it valid: no half-done install, git agreeing
+with the files, every topic parsing with unique block ids, links and citations resolving,
+archives readable to their end, and the newest audited commit being HEAD."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+from ..paths import StatePaths
+from . import install
+from .sources import SourceIndex, scan_archive
+from .topics import UNUSED_DEFINITION, parse_cached, resolve_topic_link
+from .workspace import Workspace
+
+
+def workspace_problems(state_dir: Path) -> list[str]:
+    """Everything wrong with the workspace; [] = it validates."""
+    paths = StatePaths(Path(state_dir))
+    root = paths.memory
+    if not (root / ".git").is_dir():
+        return []
+    out = []
+    if (paths.runtime / install.JOURNAL).exists() or (root / install.BACKUP).exists():
+        out.append("an interrupted install is left (journal or backup)")
+    status = _git(root, "status", "--porcelain")
+    if status:
+        out.append(f"git disagrees with the files: {status[:300]!r}")
+    ws = Workspace(state_dir)
+    docs = {rel: parse_cached(rel, ws.read_topic(rel) or "") for rel in ws.topic_paths()}
+    homes: dict[str, str] = {}
+    for rel, doc in docs.items():
+        out += [f"topics/{rel}:{i.line}: {i.rule}: {i.message}" for i in doc.issues if i.rule != UNUSED_DEFINITION]
+        for bid, line in doc.block_ids:
+            if bid in homes:
+                out.append(f"topics/{rel}:{line}: block id ^{bid} also in topics/{homes[bid]}")
+            homes.setdefault(bid, rel)
+    sources = SourceIndex(root)
+    for rel, doc in docs.items():
+        for p in doc.paragraphs:
+            for _link, path, bid in p.block_refs():
+                if homes.get(bid) != resolve_topic_link(rel, path):
+                    out.append(f"topics/{rel}:{p.line}: dangling link to ^{bid}")
+        out += [f"topics/{rel}: cites a missing source {t}" for t in sorted(doc.cited_targets) if sources.resolve(t) is None]
+    for path in sorted(ws.sources.rglob("*.md")):
+        rel = path.relative_to(root).as_posix()
+        scan = scan_archive(path.read_bytes(), rel)
+        if not scan.complete:
+            out.append(f"{rel}: unreadable at line {scan.error_line}: {scan.error}")
+    newest = _newest_audited_commit(paths.runtime)
+    head = _git(root, "rev-parse", "-q", "--verify", "HEAD").strip()
+    if newest is not None and newest != head:
+        out.append(f"HEAD {head[:10]} is not the newest audited commit {newest[:10]}")
+    return out
+
+
+def _git(root: Path, *args: str) -> str:
+    return subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True).stdout
+
+
+def _newest_audited_commit(runtime: Path) -> str | None:
+    """The commit of the newest audit record that has one (reads the log's tail only)."""
+    try:
+        with open(runtime / "audit.jsonl", "rb") as fh:
+            size = fh.seek(0, os.SEEK_END)
+            fh.seek(max(0, size - 262_144))
+            lines = fh.read().decode("utf-8", errors="replace").splitlines()
+    except FileNotFoundError:
+        return None
+    for line in reversed(lines):
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(record, dict) and record.get("commit"):
+            return record["commit"]
+    return None
