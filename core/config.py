@@ -29,6 +29,45 @@ class Config:
             node = node[part]
         return node
 
+    # Typed accessors: a value of the wrong type or out of range reads as `default`.
+
+    def flag(self, key: str, default: bool) -> bool:
+        value = self.get(key)
+        return value if isinstance(value, bool) else default
+
+    def text(self, key: str) -> str | None:
+        """A non-blank string, stripped; None otherwise."""
+        value = self.get(key)
+        return value.strip() if isinstance(value, str) and value.strip() else None
+
+    def integer(self, key: str, default: int, *, low: int = 1, high: int | None = None) -> int:
+        """An integer in [low, high] (by default: a positive one)."""
+        value = self.get(key)
+        return value if isinstance(value, int) and is_number(value) and _within(value, low, high) else default
+
+    def number(self, key: str, default: float, *, low: float = 0.0, high: float | None = None) -> float:
+        """A number (integer or float) in [low, high]."""
+        value = self.get(key)
+        return float(value) if is_number(value) and _within(value, low, high) else default
+
+    def positive(self, key: str, default: float) -> float:
+        """A number above zero (a timeout, an interval)."""
+        value = self.get(key)
+        return float(value) if is_positive(value) else default
+
+
+def is_number(value: Any) -> bool:
+    """An integer or a float; TOML's booleans are not numbers here (Python's bool is an int)."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def is_positive(value: Any) -> bool:
+    return is_number(value) and value > 0
+
+
+def _within(value: float, low: float, high: float | None) -> bool:
+    return value >= low and (high is None or value <= high)
+
 
 def load_config(state_dir: Path) -> Config:
     path = StatePaths(Path(state_dir)).config

@@ -33,6 +33,7 @@ _RESET_SOURCES = ("startup", "clear", "compact")  # the agent's context starts e
 
 
 def adapter(agent: str) -> ModuleType:
+    module: ModuleType
     if agent == "claude-code":
         from . import claude_code as module
     elif agent == "codex":

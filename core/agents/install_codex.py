@@ -116,6 +116,7 @@ def _config_edit(target: Target, action: str) -> Edit:
         if match and match.end() == len(text):
             after = text[: match.start()]
         else:
+            assert servers is not None  # current came from it
             del servers[SERVER]
             if not servers:
                 del doc["mcp_servers"]

@@ -19,9 +19,12 @@ from __future__ import annotations
 import os
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..memory.sources import anchor_for, archive_path
+
+if TYPE_CHECKING:
+    from ..search import SearchIndex
 
 DEFAULT_TOPIC = "agent-notes.md"
 AGENT_LABEL = "agent note"
@@ -35,11 +38,11 @@ class MemoryTools:
         paths = StatePaths(self.state_dir)
         self.memory = paths.memory
         self._watched = (paths.runtime / "audit.jsonl", self.memory / "core.md", paths.config)
-        self._index = None
+        self._index: SearchIndex | None = None
         self._seen: tuple | None = None
 
     @property
-    def index(self):
+    def index(self) -> SearchIndex:
         from ..search import workspace_index
 
         if self._index is None:

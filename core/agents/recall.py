@@ -41,21 +41,12 @@ class RecallSettings:
     @classmethod
     def from_config(cls, config: Config) -> "RecallSettings":
         """The `[recall]` table; a value of the wrong type or out of range reads as its default."""
-        def number(key: str, kind: type, low: float, high: float | None = None) -> Any:
-            value = config.get(f"recall.{key}", DEFAULTS[key])
-            ok = isinstance(value, (int, float)) and not isinstance(value, bool) and isinstance(value, kind)
-            if not ok or value < low or (high is not None and value > high):
-                return DEFAULTS[key]
-            return value
-
-        enabled = config.get("recall.enabled", True)
-        inject = config.get("core.inject", True)
         return cls(
-            enabled=(enabled if isinstance(enabled, bool) else True) and (inject if isinstance(inject, bool) else True),
-            top_k=number("top_k", int, 1),
-            min_relevance=float(number("min_relevance", (int, float), 0)),
-            relative_floor=float(number("relative_floor", (int, float), 0, 1)),
-            budget_chars=number("budget_chars", int, 1),
+            enabled=config.flag("recall.enabled", True) and config.flag("core.inject", True),
+            top_k=config.integer("recall.top_k", DEFAULTS["top_k"]),
+            min_relevance=config.number("recall.min_relevance", DEFAULTS["min_relevance"]),
+            relative_floor=config.number("recall.relative_floor", DEFAULTS["relative_floor"], high=1),
+            budget_chars=config.integer("recall.budget_chars", DEFAULTS["budget_chars"]),
         )
 
 
@@ -89,7 +80,9 @@ def recall_for_prompt(state_dir: Path, prompt: str, seen: set[str] | frozenset[s
     if relevant:
         best = relevant[0][1]
         relevant = [(hit, rel) for hit, rel in relevant if rel >= settings.relative_floor * best]
-    kept, pieces, seen_n, over = [], [], 0, 0
+    kept: list[dict[str, Any]] = []
+    pieces: list[str] = []
+    seen_n, over = 0, 0
     for hit, relevance in relevant:
         if len(kept) >= settings.top_k:
             break

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 from ..sanitize import sanitize_line
 from .common import CliContext, add_json_flag, emit_json
@@ -28,7 +29,8 @@ def cmd_migrate(args: argparse.Namespace, ctx: CliContext) -> int:
     try:
         result = migrate(ctx.store)
     except LockBusy as exc:
-        doc = {"outcome": "failed", "message": str(exc), "cursors_removed": False, "sessions": [], "failures": []}
+        doc: dict[str, Any] = {"outcome": "failed", "message": str(exc), "cursors_removed": False, "sessions": [],
+                               "failures": []}
         code = 75
     else:
         doc, code = result.to_json(), (75 if result.outcome == "failed" else 0)

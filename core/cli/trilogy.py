@@ -114,6 +114,8 @@ def cmd_checkpoint(args: argparse.Namespace, ctx: CliContext) -> int:
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise CliError(f"cannot read checkpoint items from {args.source}: {exc}") from exc
     items = doc.get("items") if isinstance(doc, dict) else doc
+    if not isinstance(items, list):
+        raise CliError(f"{args.source}: expected a list of items or {{\"items\": [...]}}")
     session = TrilogySession(_directory(args.dir), settings)
     try:
         result = session.checkpoint(items)

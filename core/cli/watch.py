@@ -11,6 +11,7 @@ the command exits 0.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import signal
 import sys
@@ -73,9 +74,8 @@ def build_duties(args: argparse.Namespace, ctx: CliContext, emit: Emit) -> list[
     duties: list[Duty] = []
     for kind in args.import_kinds:
         duties.append(ImportFollower(ctx.state_dir, kind, args.paths or None,
-                                     on_report=lambda r, k=kind: _report(emit, k, r),
-                                     on_error=lambda e, k=kind: emit({"event": "error", "duty": f"import {k}",
-                                                                      "message": str(e)})))
+                                     on_report=functools.partial(_report, emit, kind),
+                                     on_error=functools.partial(_import_error, emit, kind)))
     if args.finish or args.sleep or args.sync:
         from ..watch.duties import memory_duties
 
@@ -113,6 +113,10 @@ def cmd_watch(args: argparse.Namespace, ctx: CliContext) -> int:
             signal.signal(sig, handler)
     emit({"event": "stopped"})
     return 0
+
+
+def _import_error(emit: Emit, kind: str, error: BaseException) -> None:
+    emit({"event": "error", "duty": f"import {kind}", "message": str(error)})
 
 
 def _report(emit: Emit, kind: str, report: ImportReport) -> None:

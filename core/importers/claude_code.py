@@ -157,7 +157,7 @@ class _Folder:
         self.plan.folded[f"system record ({shown(subtype)})"] += 1
 
     def _user(self, record: dict[str, Any], uuid: str, parent: Any, on_head: bool) -> None:
-        message = record.get("message") if isinstance(record.get("message"), dict) else {}
+        message = found if isinstance(found := record.get("message"), dict) else {}
         content = message.get("content")
         created = parse_time(record.get("timestamp"))
         if isinstance(content, list) and any(isinstance(b, dict) and b.get("type") == "tool_result" for b in content):
@@ -243,7 +243,7 @@ class _Folder:
         self.plan.add_summary(safe_id(uuid), text, covers, at=anchor, created_at=created)
 
     def _assistant(self, record: dict[str, Any], uuid: str, parent: Any, on_head: bool) -> None:
-        message = record.get("message") if isinstance(record.get("message"), dict) else {}
+        message = found if isinstance(found := record.get("message"), dict) else {}
         anchor = self.resolve(parent, on_head)
         if record.get("isApiErrorMessage") or message.get("model") == "<synthetic>":
             self.effective[uuid] = anchor

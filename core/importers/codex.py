@@ -389,7 +389,7 @@ class _RolloutFolder:
         self.plan.notes["rollback (the next prompt forks)"] += 1
 
     def _compacted(self, payload: dict[str, Any], created: float | None) -> None:
-        text = payload.get("message") if isinstance(payload.get("message"), str) else ""
+        text = found if isinstance(found := payload.get("message"), str) else ""
         if not text.strip():
             history = payload.get("replacement_history")
             items = history if isinstance(history, list) else []
@@ -415,7 +415,7 @@ def decode_output(output: Any) -> tuple[Any, dict[str, Any]]:
         except ValueError:
             decoded = None
         if isinstance(decoded, dict) and isinstance(decoded.get("output"), str):
-            meta = decoded.get("metadata") if isinstance(decoded.get("metadata"), dict) else {}
+            meta = found if isinstance(found := decoded.get("metadata"), dict) else {}
             for key in ("exit_code", "duration_seconds"):
                 if isinstance(meta.get(key), (int, float)) and not isinstance(meta.get(key), bool):
                     extra[key] = meta[key]

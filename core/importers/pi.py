@@ -117,7 +117,7 @@ class _Folder:
             self._turn(PlannedNode(id=nid, kind="user", text=as_text(message.get("content")), predecessor=anchor,
                                    created_at=created, metadata={"source": KIND}), eid)
         elif role == "assistant":
-            content = message.get("content") if isinstance(message.get("content"), list) else []
+            content = found if isinstance(found := message.get("content"), list) else []
             texts = [b["text"] for b in content if isinstance(b, dict) and b.get("type") == "text"
                      and isinstance(b.get("text"), str) and b["text"].strip()]
             calls = [b for b in content if isinstance(b, dict) and b.get("type") == "toolCall"]

@@ -45,9 +45,9 @@ def workspace_problems(state_dir: Path) -> list[str]:
                 if homes.get(bid) != resolve_topic_link(rel, path):
                     out.append(f"topics/{rel}:{p.line}: dangling link to ^{bid}")
         out += [f"topics/{rel}: cites a missing source {t}" for t in sorted(doc.cited_targets) if sources.resolve(t) is None]
-    for path in sorted(ws.sources.rglob("*.md")):
-        rel = path.relative_to(root).as_posix()
-        scan = scan_archive(path.read_bytes(), rel)
+    for archive in sorted(ws.sources.rglob("*.md")):
+        rel = archive.relative_to(root).as_posix()
+        scan = scan_archive(archive.read_bytes(), rel)
         if not scan.complete:
             out.append(f"{rel}: unreadable at line {scan.error_line}: {scan.error}")
     newest = _newest_audited_commit(paths.runtime)

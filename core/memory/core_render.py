@@ -86,7 +86,7 @@ def _chunks(text: str) -> list[tuple[str, str | None]]:
 
 def _withheld(doc: TopicDoc, sources: SourceIndex) -> set[str]:
     """Blocks citing any source that is pending or does not resolve: one claim, one trust."""
-    out = set()
+    out: set[str] = set()
     for p in doc.blocks:
         for c in p.citations:
             d = doc.definitions.get(c.id)

@@ -73,7 +73,7 @@ def units_of(doc: TopicDoc) -> list[Unit]:
     cached = _UNITS.get(doc)
     if cached is not None:
         return cached
-    out = []
+    out: list[Unit] = []
     for p in doc.blocks:
         evidence = []
         for claim in p.claims:

@@ -75,7 +75,7 @@ def head_transaction(repo: git.Repo) -> str | None:
     """The transaction id of HEAD's commit, if it was made by a transaction."""
     if not repo.head.is_valid():
         return None
-    for line in reversed(repo.head.commit.message.splitlines()):
+    for line in reversed(str(repo.head.commit.message).splitlines()):
         if line.startswith(TRAILER):
             return line[len(TRAILER):].strip()
     return None

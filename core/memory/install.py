@@ -145,7 +145,8 @@ def install(
     no versioned file changed). Raises `InstallError` after rolling back."""
     backup = root / BACKUP
     shutil.rmtree(backup, ignore_errors=True)
-    journal = {"txn": txn, "phase": "install", "message": message, "entries": [], "audit": audit_record,
+    entries: list[dict[str, Any]] = []
+    journal = {"txn": txn, "phase": "install", "message": message, "entries": entries, "audit": audit_record,
                "commit": any(not c.path.startswith(runtime.name + "/") for c in changes)}
     try:
         backup.mkdir(mode=0o700)
@@ -156,7 +157,7 @@ def install(
                 _write_synced(backup / f"{slot}.new", change.data)
             if existed:
                 os.link(target, backup / f"{slot}.old")
-            journal["entries"].append(
+            entries.append(
                 {"slot": slot, "path": change.path, "write": change.data is not None, "existed": existed})
         fsync_dir(backup)
         checkpoint("prepared")
@@ -166,7 +167,7 @@ def install(
         raise InstallError(f"install failed before anything changed: {exc}") from exc
     try:
         checkpoint("journal")
-        _apply(root, journal["entries"])
+        _apply(root, entries)
         checkpoint("installed")
         sha = _commit_once(repo, journal)
         checkpoint("committed")

@@ -69,8 +69,8 @@ class Normalized:
     def editor_line(self, line: int) -> int:
         """Map a 1-based line of `text` back to the editor's text (nearest line above)."""
         for k in range(min(line, len(self.origin)) - 1, -1, -1):
-            if self.origin[k] is not None:
-                return self.origin[k]
+            if (origin := self.origin[k]) is not None:
+                return origin
         return 1
 
 

@@ -274,7 +274,7 @@ class Frame:
     anchor: str
     line: int  # 1-based line of the anchor
     lines: tuple[str, ...] = ()
-    meta: dict[str, Any] | None = None
+    meta: Mapping[str, Any] | None = None
 
     @property
     def trusted(self) -> bool:

@@ -117,11 +117,11 @@ def _on_link(parser: Any, m: re.Match[str], state: Any) -> int | None:
 
     src = state.src
     label, pos = parse_link_label(src, m.end())
-    if label is None or pos >= len(src) or src[pos] != "(":
+    if label is None or pos is None or pos >= len(src) or src[pos] != "(":
         return None
     attrs, end = parse_link(src, pos + 1)
     href, _ = parse_link_href(src, pos + 1)
-    if attrs is None or href is None:
+    if attrs is None or href is None or end is None:
         return None
     state.append_token({"type": "text", "raw": src[m.start():end]})
     if m.group(0).startswith("!"):

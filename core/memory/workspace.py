@@ -149,20 +149,14 @@ class Workspace:
 
     # -- settings and the core ------------------------------------------------------------------
 
-    def _setting(self, key: str, default: Any, kind: type) -> Any:
-        value = load_config(self.state_dir).get(key, default)
-        return value if isinstance(value, kind) and not (kind is int and isinstance(value, bool)) else default
-
     def core_budget(self) -> int:
-        budget = self._setting("core.budget", DEFAULT_BUDGET, int)
-        return budget if budget > 0 else DEFAULT_BUDGET
+        return load_config(self.state_dir).integer("core.budget", DEFAULT_BUDGET)
 
     def core_inject(self) -> bool:
-        return self._setting("core.inject", True, bool)
+        return load_config(self.state_dir).flag("core.inject", True)
 
     def recent_limit(self) -> int:
-        limit = self._setting("recent.limit", RECENT_LIMIT, int)
-        return limit if limit >= 0 else RECENT_LIMIT
+        return load_config(self.state_dir).integer("recent.limit", RECENT_LIMIT, low=0)
 
     def core_injection(self) -> str:
         """The effective always-on injection: the rendered `core.md`, fenced once; "" when

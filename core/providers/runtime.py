@@ -119,7 +119,7 @@ def _history(store: SessionStore, session_id: str) -> list[Message]:
 
 def _summary(discarded: list[Message], kept: str) -> str:
     """A plain extractive summary: the user's questions, and what memory asked to keep."""
-    asked = [" ".join(m.get("text", m["content"]).split())[:160] for m in discarded if m["role"] == "user"]
+    asked = [" ".join(str(m.get("text", m["content"])).split())[:160] for m in discarded if m["role"] == "user"]
     lines = [f"{len(discarded)} earlier messages were compacted. The user had asked:"]
     lines += [f"- {question}" for question in asked]
     if kept:

@@ -246,7 +246,7 @@ def _quiet_fd1() -> Iterator[None]:
 def _rewrite_history(repo: Path, scrub: Scrubber) -> dict[str, str]:
     """Every commit of every ref rewritten with the secret scrubbed from blobs and
     messages; old objects expired and pruned. Returns old commit id -> new."""
-    import git_filter_repo as fr  # type: ignore[import-untyped]
+    import git_filter_repo as fr
 
     def blob(b: Any, _meta: Any) -> None:
         new = scrub.bytes(b.data)

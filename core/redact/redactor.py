@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 
-import hyperscan  # type: ignore[import-untyped]
+import hyperscan
 import re
 import threading
 from collections import Counter

@@ -10,6 +10,7 @@ header stays true) and names no part of the secret.
 
 from __future__ import annotations
 
+import builtins
 import hashlib
 import hmac
 import json
@@ -74,7 +75,7 @@ class Scrubber:
             new = self.text(text)
         return new.encode("utf-8") if self.matches > before and new != text else None
 
-    def found(self, data: bytes) -> int:
+    def found(self, data: builtins.bytes) -> int:  # `bytes` in here is the method above
         """How many matches `data` holds (binary files: searched as Latin-1, for the report)."""
         if not self.may_hold(data):
             return 0

@@ -87,7 +87,7 @@ class _Docs(Sequence[Doc]):
     def __len__(self) -> int:
         return self._starts[-1]
 
-    def __getitem__(self, i):  # type: ignore[override]
+    def __getitem__(self, i):
         if isinstance(i, slice):
             return [self[j] for j in range(*i.indices(len(self)))]
         if not 0 <= i < len(self):
@@ -109,7 +109,7 @@ class SearchIndex:
         self._cache_path = self.memory / RUNTIME_DIR / CACHE_FILE
         self._model_path = self.memory / RUNTIME_DIR / MODEL_FILE
         self._files: dict[str, _FileEntry] = self._load_cache()
-        self._models: dict[bool, tuple[tuple, list[Doc], Bm25Index]] = {}
+        self._models: dict[bool, tuple[tuple, Sequence[Doc], Bm25Index]] = {}
         self._untrusted: set[str] = set()
 
     def refresh(self, *, include_sources: bool = False) -> RefreshReport:

@@ -26,6 +26,7 @@ import struct
 import sys
 from array import array
 from dataclasses import dataclass
+from typing import Any
 
 import orjson
 
@@ -134,7 +135,7 @@ class Bm25Index:
         index = cls.__new__(cls)
         index.size = int(header["size"])
         index._vocab = dict(zip(header["vocab"], range(len(header["vocab"]))))
-        arrays = []
+        arrays: list[Any] = []  # float32, int32, int64, float32
         for code, count in zip("fiqf", header["lengths"]):
             a = array(code)
             end = at + count * a.itemsize

@@ -168,7 +168,7 @@ class SessionIndex:
                 return
             self.entries = {row[0]: IndexEntry.from_row(row) for row in doc["nodes"]}
             self.max_seq = max((e.seq for e in self.entries.values()), default=-1)
-            self.fp = tuple(doc["fp"])  # type: ignore[assignment]
+            self.fp = tuple(doc["fp"])
             self.captured_ns = int(doc["captured_ns"])
         except (OSError, ValueError, KeyError, TypeError, IndexError):
             self.entries, self.fp, self.captured_ns = {}, NO_FINGERPRINT, 0

@@ -146,8 +146,7 @@ DEFAULT_THRESHOLD = 8000
 
 def trigger_tokens(state_dir: str | os.PathLike[str]) -> int:
     """The batch threshold in tokens: config `writer.trigger_tokens`, default 8000."""
-    value = load_config(Path(state_dir)).get("writer.trigger_tokens", DEFAULT_THRESHOLD)
-    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else DEFAULT_THRESHOLD
+    return load_config(Path(state_dir)).integer("writer.trigger_tokens", DEFAULT_THRESHOLD)
 
 
 def cut_batch(turns: list[PendingTurn], threshold: int) -> list[PendingTurn]:

@@ -33,7 +33,7 @@ def update_registry(root: Path, metas: Mapping[str, Mapping[str, Any]], *, lock_
             except (OSError, ValueError):
                 return
             for sid, meta in metas.items():
-                entry = registry.get(sid) if isinstance(registry.get(sid), dict) else {}
+                entry = found if isinstance(found := registry.get(sid), dict) else {}
                 for key in REGISTRY_KEYS:
                     if key in meta:
                         entry[key] = meta[key]

@@ -534,7 +534,7 @@ class SessionStore:
         head_entry = entries.get(head) if head else None
         tips.sort(key=lambda e: -e.seq)
         ordered = [e.id for e in tips]
-        if head_entry is not None and not head_entry.rewound and head_entry.kind not in ("summary", "root"):
+        if head is not None and head_entry is not None and not head_entry.rewound and head_entry.kind not in ("summary", "root"):
             if head in ordered:
                 ordered.remove(head)
             ordered.insert(0, head)

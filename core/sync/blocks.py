@@ -119,6 +119,7 @@ def _resolve(bid: str, base: Block | None, ours: Block | None, theirs: Block | N
         return None, None
     if ours is None or theirs is None:
         present = ours or theirs
+        assert present is not None and base is not None
         side = "here" if theirs is None else "on the remote"
         if present.value == base.value and present.topic == base.topic:
             out.retire[bid] = f"retired {'on the remote' if theirs is None else 'here'}; unchanged {side} (sync)"

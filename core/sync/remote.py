@@ -163,7 +163,7 @@ def tree_files(root: Path, sha: str | None, paths: Iterable[str]) -> dict[str, b
     ({path: bytes}); {} for None. Symlinks never come in."""
     if sha is None:
         return {}
-    entries = []
+    entries: list[tuple[str, str]] = []
     wanted = sorted(set(paths))
     for i in range(0, len(wanted), 500):  # argument lists stay short whatever the change
         listing = git(root, "ls-tree", "-r", "-z", "--full-tree", sha, "--", *wanted[i:i + 500]).stdout
@@ -179,10 +179,10 @@ def tree_files(root: Path, sha: str | None, paths: Iterable[str]) -> dict[str, b
     batch = git(root, "cat-file", "--batch", input="".join(f"{o}\n" for _p, o in entries).encode()).stdout
     out: dict[str, bytes] = {}
     pos = 0
-    for path, _obj in entries:
+    for rel, _obj in entries:
         header_end = batch.index(b"\n", pos)
         size = int(batch[pos:header_end].split()[2])
-        out[path] = batch[header_end + 1: header_end + 1 + size]
+        out[rel] = batch[header_end + 1: header_end + 1 + size]
         pos = header_end + 1 + size + 1
     return out
 

@@ -140,6 +140,7 @@ def _merge(ws: Workspace, name: str, ours: str | None, theirs: str, lock_timeout
     if base is None:  # nothing shared yet: everything is new to one side
         paths: set[str] = {"topics", "sources", SHARED_IDS_FILE}
     else:  # only what changed on either side since the base: the cost follows the change
+        assert ours is not None  # a base exists only when both sides have commits
         paths = {p for p in git_remote.changed_paths(root, base, ours) | git_remote.changed_paths(root, base, theirs)
                  if p.startswith(travels)} | {SHARED_IDS_FILE}  # (tiny, and the ids are a union)
     trees = [git_remote.tree_files(root, sha, paths) if paths else {} for sha in (base, ours, theirs)]

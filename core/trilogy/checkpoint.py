@@ -206,10 +206,10 @@ def memory_read(paths: TrilogyPaths, file: str, section: str | None = None) -> s
             if canonical is not None and canonical_section(s.heading) == canonical:
                 return s.text.rstrip("\n") + "\n"
         raise ValueError(f"PROJECT.md has no section {section!r}")
-    entries = [e for e in parse_log(text).entries if section.casefold() in e.heading.casefold()]
-    if not entries:
+    matching = [e for e in parse_log(text).entries if section.casefold() in e.heading.casefold()]
+    if not matching:
         raise ValueError(f"no {name} entry heading contains {section!r}")
-    return "\n".join(e.clean for e in entries)
+    return "\n".join(e.clean for e in matching)
 
 
 def _file_name(file: str) -> str:

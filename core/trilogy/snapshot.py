@@ -38,7 +38,7 @@ class Snapshot:
 
 def read_snapshot(paths: TrilogyPaths) -> Snapshot:
     texts = []
-    mtimes = []
+    mtimes: list[float | None] = []
     for path in (paths.project, paths.decisions, paths.sessions):
         try:
             texts.append(path.read_bytes().decode("utf-8", "replace"))

@@ -26,7 +26,11 @@ class Coalescer(Generic[T]):
     active no batch is released (items still collect); `close()` ends the waiting."""
 
     def __init__(self, delays: Delays | tuple[float, float]) -> None:
-        self._delays: Delays = delays if callable(delays) else (lambda fixed=delays: fixed)
+        if callable(delays):
+            self._delays: Delays = delays
+        else:
+            fixed = delays
+            self._delays = lambda: fixed
         self._items: set[T] = set()
         self._first = self._last = 0.0
         self._held = 0

@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from ..config import load_config
+from ..config import is_positive, load_config
 from ..sanitize import sanitize_line
 from ..sessions.store import SessionStore
 from ..writer.pipeline import finish
@@ -17,9 +17,11 @@ from .sync_timer import DEFAULT_INTERVAL_S, SyncTimer, has_remote
 
 
 def _positive(value: Any, default: float, what: str) -> float:
+    """A flag's or the config's value; unlike other settings, a bad one is an error (the
+    user asked for this watcher and should hear why it will not start)."""
     if value is None:
         return default
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+    if not is_positive(value):
         raise ValueError(f"{what} must be a positive number, not {value!r}")
     return float(value)
 

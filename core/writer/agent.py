@@ -61,7 +61,7 @@ def run_agent(*, model: str, system: str, prompt: str, tools: TopicTools, stage:
         run.rounds = round_no
         run.input_tokens += reply.input_tokens
         run.output_tokens += reply.output_tokens
-        calls = [{"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
+        calls: list[dict[str, Any]] = [{"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
                  for c in reply.tool_calls]
         entry: dict[str, Any] = {"role": "assistant", "content": reply.content or ""}
         if calls:

@@ -108,6 +108,8 @@ def candidates(memory: Path, sid: str) -> set[str]:
     if data is not None:
         out.update(f.source_id[len(prefix):] for f in scan_archive(data, v2_rel).frames if f.source_id.startswith(prefix))
     legacy_rel = legacy_path(probe)
+    if legacy_rel is None:
+        return out
     try:
         text = (memory / legacy_rel).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):

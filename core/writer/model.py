@@ -77,15 +77,11 @@ def resolve_model(state_dir: Path, explicit: str | None = None) -> str:
     env = os.environ.get(MODEL_ENV, "").strip()
     if env:
         return env
-    configured = load_config(state_dir).get("writer.model")
-    if isinstance(configured, str) and configured.strip():
-        return configured.strip()
-    return OFFLINE_MODEL
+    return load_config(state_dir).text("writer.model") or OFFLINE_MODEL
 
 
 def model_timeout(state_dir: Path) -> float:
-    value = load_config(state_dir).get("writer.timeout_s", DEFAULT_TIMEOUT_S)
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0 else DEFAULT_TIMEOUT_S
+    return load_config(state_dir).positive("writer.timeout_s", DEFAULT_TIMEOUT_S)
 
 
 def completion(model: str, messages: list[dict[str, Any]], tools: list[dict[str, Any]], timeout: float) -> Reply:

@@ -255,7 +255,7 @@ def _merge_duplicates(files: dict[str, str]) -> list[tuple[str, dict[str, Any]]]
                 for bid in block.ids:
                     retired[bid] = keep[claim]
                 drop.setdefault(path, []).append(block)
-            else:
+            elif block.block_id is not None:
                 keep[claim] = block.block_id
     if not retired:
         return []

@@ -101,7 +101,7 @@ def organize(ws: Workspace, *, model: str, timeout: float, preview: bool = False
                                          monitor=monitor)
     changed = changed_files(audit)
     if preview:
-        staged = SleepPreview(base, _staged_topics(result), {r["id"]: r["reason"] for r in result.retired})
+        staged = SleepPreview(base, _staged_topics(result), {str(r["id"]): str(r["reason"]) for r in result.retired})
         return SleepResult("ok", "PREVIEW", f"preview: {len(changed)} topic file(s) would change",
                            changed, None, result.diff, staged)
     if not changed:

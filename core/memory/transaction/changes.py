@@ -86,7 +86,7 @@ def _retired(ws: Workspace, stage: Stage, retire: dict[str, str], result: Transa
     registry = dict(stage.baseline.retired)
     for bid, reason in sorted(retire.items()):
         home = stage.baseline.home(bid)
-        entry = {"reason": reason, "file": f"topics/{home.path}" if home else None,
+        entry: dict[str, str | None] = {"reason": reason, "file": f"topics/{home.path}" if home else None,
                  "at": datetime.now(timezone.utc).isoformat(timespec="seconds")}
         registry[bid] = entry
         result.retired.append({"id": bid, **entry})

@@ -78,7 +78,7 @@ def sources_append_only(stage: Stage) -> list[Diagnostic]:
         if got != want:
             line = 1
             if want is not None and got is not None:
-                line = os.path.commonprefix([got, want]).count(b"\n") + 1
+                line = os.path.commonprefix([got, want]).count(b"\n") + 1  # type: ignore[arg-type]  # bytes work
             diags.append(Diagnostic("sources-append-only", key, line, None,
                                     f"{key} was changed by the edit" if want is not None else f"{key} was added by the edit",
                                     "never write under sources/: evidence is archived by the runtime"))

@@ -21,7 +21,7 @@ class TransactionResult:
     changed_files: list[str] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
     created_blocks: list[str] = field(default_factory=list)
-    retired: list[dict[str, str]] = field(default_factory=list)
+    retired: list[dict[str, str | None]] = field(default_factory=list)
     archived: list[str] = field(default_factory=list)  # source ids newly appended
     redactions: dict[str, int] = field(default_factory=dict)  # placeholders in what it archived or saved, by kind
     core: CoreRender | None = None
@@ -39,7 +39,7 @@ class TransactionResult:
     @property
     def diff(self) -> str:
         """Unified diff of what the edit did (topics, sources, the rendered core)."""
-        out = []
+        out: list[str] = []
         for path in self.changed_files:
             if not path.startswith(_DIFFED):
                 continue

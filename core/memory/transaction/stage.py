@@ -162,7 +162,7 @@ class Stage:
                 os.chmod(Path(dirpath) / name, 0o755)
 
     def source_stats(self) -> dict[str, tuple[int, ...]]:
-        out = {}
+        out: dict[str, tuple[int, ...]] = {}
         for dirpath, dirs, files in os.walk(self.sources):
             for name in dirs + files:
                 path = Path(dirpath) / name
