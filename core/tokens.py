@@ -38,8 +38,31 @@ def encoding():
     return tiktoken.get_encoding(ENCODING)
 
 
+CHUNK = 1 << 18  # characters per encode call: a huge turn never becomes one list of millions of ints
+EXACT_LIMIT = 4 << 20  # past this many characters the rest is estimated at the rate counted so far
+
+
 def count_tokens(text: str) -> int:
-    """Tokens of `text`; special-token look-alikes (`<|endoftext|>`) count as plain text."""
+    """Tokens of `text`; special-token look-alikes (`<|endoftext|>`) count as plain text.
+
+    Long texts are counted in chunks cut before a space (a token seldom spans one), so
+    memory stays bounded; past `EXACT_LIMIT` characters (a 50 MB pasted log) the rest is
+    extrapolated: a batch threshold needs the size, not the last token."""
     if not text:
         return 0
-    return len(encoding().encode(text, disallowed_special=()))
+    enc = encoding()
+    n = len(text)
+    if n <= CHUNK:
+        return len(enc.encode_ordinary(text))
+    total = pos = 0
+    limit = min(n, EXACT_LIMIT)
+    while pos < limit:
+        end = min(pos + CHUNK, n)
+        if end < n:
+            cut = text.rfind(" ", pos + CHUNK // 2, end)
+            end = cut if cut > pos else end
+        total += len(enc.encode_ordinary(text[pos:end]))
+        pos = end
+    if pos < n:
+        total += round(total * (n - pos) / pos)
+    return total
