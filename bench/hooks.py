@@ -124,8 +124,11 @@ def main() -> int:
         write_core(memory, rng)
         hook = [*cmd, "--state", str(state), "hook", "claude-code"]
 
-        first_cpu, _ = cpu_of([*hook, "user-prompt-submit"], payload("prime", prompt=queries[0]))  # builds, saves
-        base, start, recall, hits = [], [], [], 0
+        # the saved index, as a hook's write job leaves it (a stale big index is rebuilt in the background)
+        build = ("import sys; from scriptorium.core.search import SearchIndex; "
+                 "SearchIndex(sys.argv[1]).refresh()")
+        first_cpu, _ = cpu_of([sys.executable, "-c", build, str(memory)])
+        base, start, recall, hits = [], [], [], 0  # recalled: a hit above the floor and within budget
         for n in range(RUNS):
             base.append(cpu_of([sys.executable, "-c", "pass"])[0])
             cpu, out = cpu_of([*hook, "session-start"], payload(f"s{n}", source="startup"))
@@ -142,7 +145,7 @@ def main() -> int:
     print(f"  {'python -c pass':<44} {base_s:8.3f}")
     print(f"  {'hook claude-code session-start':<44} {start_s:8.3f}   {ratio:.2f}x  (target <= 3x)")
     print(f"  {'hook claude-code user-prompt-submit (cold)':<44} {recall_s:8.3f}   target <= 0.3 s; {hits}/{RUNS} recalled")
-    print(f"  {'first recall (builds and saves the index)':<44} {first_cpu:8.3f}")
+    print(f"  {'building and saving the index (a write job)':<44} {first_cpu:8.3f}")
     if mcp is None:
         print(f"  {'mcp memory_search (warm, ms)':<44}     null   (no `scriptorium mcp` yet)")
     else:

@@ -74,6 +74,31 @@ def spawn(ev: HookEvent, state_dir: Path) -> int:
     return process.pid
 
 
+REBUILD_MARK = "search-rebuild.started"
+REBUILD_WAIT_S = 120  # one detached rebuild at a time (unless one died: then again after this)
+
+
+def spawn_index_refresh(state_dir: Path) -> bool:
+    """Rebuild and save the search model in a detached process; False when one is running."""
+    import time
+
+    mark = jobs_dir(state_dir) / REBUILD_MARK
+    try:
+        if time.time() - mark.stat().st_mtime < REBUILD_WAIT_S:
+            return False
+    except OSError:
+        pass
+    mark.parent.mkdir(parents=True, exist_ok=True)
+    mark.touch()
+    code = ("import sys, os\nfrom scriptorium.core.search import SearchIndex\n"
+            "try:\n    SearchIndex(sys.argv[1]).refresh()\nfinally:\n"
+            "    try:\n        os.unlink(sys.argv[2])\n    except OSError:\n        pass\n")
+    subprocess.Popen([sys.executable, "-c", code, str(StatePaths(state_dir).memory), str(mark)],
+                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                     start_new_session=True, close_fds=True)
+    return True
+
+
 def _work(module: ModuleType, ev: HookEvent, state_dir: Path, call: HookCall) -> None:
     """Coalesce with any job of the same agent session, then do what is asked."""
     from filelock import FileLock, Timeout

@@ -12,7 +12,10 @@ when `core.inject` is false), `top_k` (5), `min_relevance` (1.0), `relative_floo
 (0.5), `budget_chars` (2000, about 500 tokens).
 
 Runs in a fresh process before every prompt, so the index is opened with
-`vectorize=False`: a saved model is loaded, never rebuilt when nothing changed.
+`vectorize=False`: a saved model is loaded, never rebuilt when nothing changed. When
+memory changed elsewhere (an edit in the app, sleep, sync) and the saved model is out of
+date, a small workspace is rebuilt on the spot; a big one (over `INLINE_BUILD` blocks,
+about a second) is rebuilt by a detached process while this prompt goes without recall.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from ..paths import StatePaths
 DEFAULTS: dict[str, Any] = {"enabled": True, "top_k": 5, "min_relevance": 1.0, "relative_floor": 0.5,
                             "budget_chars": 2000}
 _CANDIDATES = 4  # hits ranked per hit wanted: room for the seen and the over-budget ones
+INLINE_BUILD = 2000  # blocks: a bigger stale index is rebuilt in a detached process, not while the agent waits
 
 
 @dataclass
@@ -53,7 +57,7 @@ class RecallSettings:
 @dataclass
 class Recall:
     text: str  # fenced, or "" (nothing to add)
-    reason: str  # "recalled" | "off" | "no hits" | "all seen" | "over budget"
+    reason: str  # "recalled" | "off" | "no hits" | "all seen" | "over budget" | "index rebuilding"
     hits: list[dict[str, Any]] = field(default_factory=list)  # block_id, path, score, relevance
     skipped_seen: int = 0
     skipped_budget: int = 0
@@ -73,7 +77,13 @@ def recall_for_prompt(state_dir: Path, prompt: str, seen: set[str] | frozenset[s
         return Recall("", "no hits")
     from ..search import SearchIndex, render_hit
 
-    index = SearchIndex(StatePaths(Path(state_dir)).memory, vectorize=False)
+    memory = StatePaths(Path(state_dir)).memory
+    index = SearchIndex(memory, vectorize=False)
+    if index.refresh(max_build=INLINE_BUILD).stale:  # memory changed outside a hook's write job
+        from .jobs import spawn_index_refresh
+
+        spawn_index_refresh(Path(state_dir))
+        return Recall("", "index rebuilding")
     ranked = index.search(prompt, top_k=settings.top_k * _CANDIDATES + len(seen))
     floor = index.baseline(prompt)
     relevant = [(hit, hit.score - floor) for hit in ranked if hit.score - floor >= settings.min_relevance]

@@ -55,6 +55,7 @@ class Hit:
 class RefreshReport:
     parsed: list[str] = field(default_factory=list)  # files (re)parsed in this refresh
     rebuilt: bool = False  # whether the BM25 model was rebuilt
+    stale: bool = False  # the model needed a rebuild bigger than `max_build` allowed: not searchable yet
 
 
 @dataclass
@@ -112,8 +113,13 @@ class SearchIndex:
         self._models: dict[bool, tuple[tuple, Sequence[Doc], Bm25Index]] = {}
         self._untrusted: set[str] = set()
 
-    def refresh(self, *, include_sources: bool = False) -> RefreshReport:
-        """Bring the index up to date with the files; parse only what changed."""
+    def refresh(self, *, include_sources: bool = False, max_build: int | None = None) -> RefreshReport:
+        """Bring the index up to date with the files; parse only what changed.
+
+        `max_build`: rebuild the model only for at most that many documents; past it a
+        model that neither is current nor can be loaded leaves the report `stale` (a
+        caller that must answer at once — recall before a prompt — has it rebuilt
+        elsewhere instead of waiting)."""
         report = RefreshReport()
         files: dict[str, _FileEntry] = {}
         if not include_sources:  # source entries not looked at now stay cached as they are
@@ -142,6 +148,9 @@ class SearchIndex:
             digest = _digest(fingerprint)
             bm25 = None if include_sources else self._load_model(digest, len(docs))
             if bm25 is None:
+                if max_build is not None and len(docs) > max_build:
+                    report.stale = True
+                    return report
                 bm25 = Bm25Index([tokenize(d.search_text()) for d in docs])
                 report.rebuilt = True
                 if not include_sources:

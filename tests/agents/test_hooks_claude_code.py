@@ -182,3 +182,20 @@ def test_the_hook_returns_before_the_detached_work_is_done(live):
     assert job.time + job.ms / 1000 > returned > started  # the work ended after the hook had returned
     assert job.detail["steps"][-1]["write"]["outcome"] == "ok"
     assert pending(SessionStore(state), f"cc-{sid}") == []
+
+
+def test_a_big_stale_index_is_rebuilt_in_the_background_not_while_the_agent_waits(state, monkeypatch):
+    from scriptorium.core.agents import recall
+    from scriptorium.core.agents.jobs import REBUILD_MARK, jobs_dir
+
+    monkeypatch.setattr(recall, "INLINE_BUILD", 1)  # as if the workspace held more blocks than that
+    model = state / "memory" / ".scriptorium" / "search-model.bin"
+    assert not model.exists()  # nothing has searched this memory yet
+    asked = payload(A, "user-prompt-submit", prompt="deploy on Fridays?")
+    assert call(state, A, "user-prompt-submit", asked) == ""
+    assert last(state).detail["recall"] == "index rebuilding" and last(state).outcome == "skipped"
+    deadline = time.time() + 120
+    while (not model.exists() or (jobs_dir(state) / REBUILD_MARK).exists()) and time.time() < deadline:
+        time.sleep(0.2)
+    assert model.exists()
+    assert "never on Fridays" in context_of(call(state, A, "user-prompt-submit", asked), "UserPromptSubmit")
