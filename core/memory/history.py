@@ -8,9 +8,13 @@ crash recovery can tell whether a transaction's commit was already made.
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import git
+
+from ..git_locks import clear_stale_locks
+from ..paths import RUNTIME_DIR
 
 VERSIONED = ("core.md", "recent_events.jsonl", "commitments.jsonl", "relations.json", "sources", "topics", "timeline",
              "workspaces.json")  # the workspaces sharing this memory through sync (sessions/marker.py)
@@ -19,17 +23,30 @@ VERSIONED = ("core.md", "recent_events.jsonl", "commitments.jsonl", "relations.j
 EXCLUDES = ("/.scriptorium*", "/.nativemem*", "/*", *(f"!/{name}" for name in VERSIONED))
 TRAILER = "Scriptorium-Transaction:"
 READY_MARKER = "scriptorium-memory-ready"
+INIT_LOCK = "init.lock"  # in the runtime directory: held while the repository is first made
 USER_NAME, USER_EMAIL = "Scriptorium Memory", "memory@scriptorium.local"
 
 
 def ensure_repo(root: Path) -> git.Repo:
     """Open the repository, creating it (and a first commit of what is there) if needed."""
-    if (root / ".git").is_dir():
-        repo = git.Repo(root)
-        if (root / ".git" / READY_MARKER).is_file():
-            return repo
-    else:
-        repo = git.Repo.init(root)
+    if (root / ".git" / READY_MARKER).is_file():
+        return git.Repo(root)
+    from filelock import FileLock
+
+    runtime = root / RUNTIME_DIR
+    runtime.mkdir(mode=0o700, parents=True, exist_ok=True)
+    # Its own lock (not write.lock, which a transaction opening the repository holds):
+    # two first opens initialize once, and a git lock older than our hold is a killed
+    # first commit's (git_locks.py).
+    with FileLock(str(runtime / INIT_LOCK), mode=0o600, thread_local=False):
+        clear_stale_locks(root / ".git", time.time())
+        return _initialize(root)
+
+
+def _initialize(root: Path) -> git.Repo:
+    """Identity, excludes and the first commit, each skipped when already there (a killed
+    earlier first open is completed); then the ready marker."""
+    repo = git.Repo.init(root)  # idempotent: also completes a killed `git init`
     with repo.config_reader() as reader:
         has_name = reader.has_option("user", "name")
         has_email = reader.has_option("user", "email")

@@ -185,35 +185,44 @@ def install(
 def _rollback(root: Path, runtime: Path, repo: git.Repo, journal: dict[str, Any]) -> None:
     atomic_write_text(runtime / JOURNAL, json.dumps(dict(journal, phase="rollback"), ensure_ascii=False))
     _restore(root, journal["entries"])
-    repo.git.reset("-q")  # the index may hold a half-made commit's staging
+    _reset_index(repo)  # the index may hold a half-made commit's staging
     _cleanup(root, runtime)
 
 
-def recover(root: Path, runtime: Path, repo: git.Repo) -> bool:
-    """Complete or undo an install a crash interrupted. Call with the write lock held.
+def recover(root: Path, runtime: Path, repo: git.Repo, *, stale_index: bool = False) -> bool:
+    """Complete or undo an install a crash interrupted. Call with the write lock held,
+    after clearing stale git locks (git_locks.py); `stale_index`: one was the index's,
+    so the index may hold a killed commit's staging and is reset to HEAD's.
     Returns True when there was something to repair."""
     path = runtime / JOURNAL
     try:
         journal = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
+        if stale_index:
+            _reset_index(repo)
         if (root / BACKUP).exists():
             shutil.rmtree(root / BACKUP, ignore_errors=True)  # crashed before the journal: nothing installed
             return True
-        return False
+        return stale_index
     except ValueError:
         journal = None
     if not isinstance(journal, dict) or journal.get("phase") not in ("install", "rollback"):
         # An atomic write cannot leave a torn journal; a foreign one is not ours to act on.
         raise InstallError(f"unreadable install journal {path}; inspect it and remove it to continue")
-    lock = root / ".git" / "index.lock"
-    if lock.exists():
-        lock.unlink()  # left by our own interrupted commit: we hold the write lock
     if journal["phase"] == "rollback":
         _restore(root, journal["entries"])
-        repo.git.reset("-q")
+        _reset_index(repo)
         _cleanup(root, runtime)
         return True
+    if stale_index:
+        _reset_index(repo)
     _apply(root, journal["entries"])
     sha = _commit_once(repo, journal)
     _finish(root, runtime, journal, sha)
     return True
+
+
+def _reset_index(repo: git.Repo) -> None:
+    """The index back to HEAD's (nothing to reset before the first commit)."""
+    if repo.head.is_valid():
+        repo.git.reset("-q")

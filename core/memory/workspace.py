@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import cached_property
@@ -25,6 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..config import load_config
+from ..git_locks import clear_stale_locks
 from ..paths import RUNTIME_DIR, StatePaths
 from . import audit
 from .core_render import CORE_TOPIC, DEFAULT_BUDGET, injection
@@ -52,6 +54,7 @@ class Workspace:
         self.runtime = self.paths.runtime
         self.topics = self.paths.topics
         self.sources = self.paths.sources
+        self._locked_at: float | None = None  # when this object took the write lock (held now)
 
     @classmethod
     def open(cls, state_dir: str | os.PathLike[str]) -> Workspace:
@@ -87,13 +90,19 @@ class Workspace:
         from .lock import write_lock
 
         with write_lock(self.runtime, timeout):
-            yield
+            self._locked_at = time.time()
+            try:
+                yield
+            finally:
+                self._locked_at = None
 
     def recover_locked(self) -> bool:
-        """Repair an interrupted install; the caller holds the write lock."""
+        """Repair an interrupted install; the caller holds the write lock. Git lock files
+        older than our hold are a killed git's (git_locks.py): cleared first."""
         from . import install
 
-        return install.recover(self.root, self.runtime, self.repo)
+        stale = clear_stale_locks(self.root / ".git", self._locked_at or 0.0)
+        return install.recover(self.root, self.runtime, self.repo, stale_index="index.lock" in stale)
 
     # -- reading ------------------------------------------------------------------------------
 

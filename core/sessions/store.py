@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import repo as session_git
 from ..fsutil import atomic_write_bytes, write_file_batched
+from ..git_locks import clear_stale_locks
 from ..paths import StatePaths
 from ..redact import Redactor, for_state as redactor_for
 from .pack import PackedCommit
@@ -260,7 +261,7 @@ class SessionStore:
         layout.runtime.mkdir(exist_ok=True)
         lock = _session_lock(layout)
         with lock:
-            self._begin_writes(sid, d)
+            self._begin_writes(sid, d, time.time())
             index = self.index(sid)
             self._batches[sid] = _Batch(message, set(), lock, dict(self.meta(sid)), PackedCommit(d))
             try:
@@ -350,15 +351,17 @@ class SessionStore:
         layout = SessionPaths(d)
         layout.runtime.mkdir(exist_ok=True)
         with _session_lock(layout):
-            self._begin_writes(sid, d)
+            self._begin_writes(sid, d, time.time())
             yield self.index(sid)
             session_git.set_flag(d, False)  # every locked write ends with its commit
 
-    def _begin_writes(self, sid: str, d: Path) -> None:
-        """Under the session lock, before writing files a commit will follow: first commit
-        whatever an interrupted writer left on disk ahead of its commit (its flag is still
-        up), then raise ours. Costs one stat when the last writer finished. (Our own
+    def _begin_writes(self, sid: str, d: Path, locked_at: float) -> None:
+        """Under the session lock (acquired at `locked_at`), before writing files a commit
+        will follow: clear the git locks a killed git left (git_locks.py), commit whatever
+        an interrupted writer left on disk ahead of its commit (its flag is still up),
+        then raise ours. Costs a few stats when the last writer finished. (Our own
         deferred session-init files are no leftovers: they join our next commit.)"""
+        clear_stale_locks(SessionPaths(d).git, locked_at)
         if session_git.flag_is_up(d) and sid not in self._unborn:
             if paths := session_git.leftovers(d):
                 session_git.commit_paths(self._repo(d), paths, "recover: files an interrupted write left uncommitted")
