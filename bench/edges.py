@@ -1,0 +1,184 @@
+"""Speed at the edges (issue 20): what a user meets first, or at scale.
+
+Each figure is measured in a fresh process (the first call in a process is the one a CLI
+command or a hook pays; the interpreter and module imports are bench/cli_startup.py's),
+median of RUNS, wall time unless named otherwise:
+
+* mark20_10k_ms      mark 20 turns written in a 10,000-turn session (target ≤ 20 ms)
+* first_open_10k_s   head pending of a 10,000-turn session with no index yet (≤ 0.4 s)
+* first_open_289_ms  the same for 289 turns / 4.7 MB (≤ 25 ms)
+* first_edit_ms      first hand edit in a fresh process, 20 topics × 25 cited blocks,
+                     one 500-record archive (≤ 300 ms)
+* branches2000_s     list_branches + pending of every branch of a 2,000-branch session (≤ 1 s)
+* pending_50mb_s/_mb pending on a session holding one 50 MB message: time and peak RSS (≤ 5 s, 200 MB)
+* tui_branches2000_s, tui_1mb_turn_s: not measured yet (null)
+
+Usage: python bench/edges.py [--runs 3]
+Last line: {"mark20_10k_ms":…,"first_open_10k_s":…,"first_open_289_ms":…,"first_edit_ms":…,
+            "branches2000_s":…,"tui_branches2000_s":…,"tui_1mb_turn_s":…,"pending_50mb_s":…,"pending_50mb_mb":…}
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from scriptorium.core.sessions.marker import workspace_id
+from scriptorium.core.sessions.store import SessionStore
+
+HERE = Path(__file__).resolve().parent
+TARGETS = {"mark20_10k_ms": 20, "first_open_10k_s": 0.4, "first_open_289_ms": 25, "first_edit_ms": 300,
+           "branches2000_s": 1.0, "pending_50mb_s": 5.0, "pending_50mb_mb": 200}
+
+
+def child(code: str) -> dict:
+    """Run `code` in a fresh interpreter; it prints one JSON object."""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
+    if out.returncode != 0:
+        raise RuntimeError(out.stderr.strip().splitlines()[-1] if out.stderr.strip() else "child failed")
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def line_session(store: SessionStore, turns: int, text: str = "lorem ipsum dolor sit amet " * 4) -> tuple[str, list[str]]:
+    sid = store.create_session(title=f"edges {turns}")
+    ids = []
+    with store.batch(sid, "bench build"):
+        for i in range(turns):
+            ids.append(store.append(sid, "user" if i % 2 == 0 else "assistant", f"{i} {text}").id)
+    return sid, ids
+
+
+def mark20(root: Path) -> float:
+    store = SessionStore(root)
+    sid, ids = line_session(store, 10_000)
+    wid = workspace_id(root)
+    code = f"""
+import json, time
+from scriptorium.core.sessions.store import SessionStore
+from scriptorium.core.sessions.marker import mark_written
+t = time.perf_counter()
+mark_written(SessionStore({str(root)!r}), {sid!r}, {ids[5000:5020]!r}, {wid!r})
+print(json.dumps({{"ms": (time.perf_counter() - t) * 1000}}))
+"""
+    return child(code)["ms"]
+
+
+def first_open(root: Path, turns: int, text: str) -> float:
+    store = SessionStore(root)
+    sid, _ids = line_session(store, turns, text)
+    index = store.session_paths(sid).index
+    code = f"""
+import json, time
+from scriptorium.core.sessions.store import SessionStore
+from scriptorium.core.sessions.marker import pending
+t = time.perf_counter()
+pending(SessionStore({str(root)!r}), {sid!r})
+print(json.dumps({{"s": time.perf_counter() - t}}))
+"""
+    index.unlink(missing_ok=True)
+    return child(code)["s"]
+
+
+def first_edit(root: Path) -> float:
+    code = f"""
+import importlib.util, json, sys, time
+spec = importlib.util.spec_from_file_location("bench_transaction", {str(HERE / "transaction.py")!r})
+mod = importlib.util.module_from_spec(spec); spec.loader.exec_module(mod)
+from pathlib import Path
+mod.build(Path({str(root)!r}), 20)
+print(json.dumps({{}}))
+"""
+    child(code)
+    edit = f"""
+import importlib.util, json, time
+spec = importlib.util.spec_from_file_location("bench_transaction", {str(HERE / "transaction.py")!r})
+mod = importlib.util.module_from_spec(spec); spec.loader.exec_module(mod)
+from scriptorium.core.memory import Workspace
+ws = Workspace.open({str(root)!r})
+t = time.perf_counter()
+mod.one_edit(ws, 1, 20)
+print(json.dumps({{"ms": (time.perf_counter() - t) * 1000}}))
+"""
+    return child(edit)["ms"]
+
+
+def branches(root: Path) -> float:
+    store = SessionStore(root)
+    sid, main = line_session(store, 2_000)
+    rng = random.Random(3)
+    with store.batch(sid, "bench forks"):
+        for b in range(1_999):
+            prev = main[rng.randrange(len(main) - 1)]
+            store.append(sid, "assistant", f"retry {b}", predecessor=prev, move_head=False)
+    code = f"""
+import json, time
+from scriptorium.core.sessions.store import SessionStore
+from scriptorium.core.sessions.marker import pending_branches
+t = time.perf_counter()
+n = len(pending_branches(SessionStore({str(root)!r}), {sid!r}))
+print(json.dumps({{"s": time.perf_counter() - t, "branches": n}}))
+"""
+    return child(code)["s"]
+
+
+def huge(root: Path) -> tuple[float, float]:
+    store = SessionStore(root)
+    sid = store.create_session(title="huge")
+    rng = random.Random(1)
+    words = ["error:", "at", "module", "line", "42", "Traceback", "file.py", "x=1"]
+    big = "\n".join(" ".join(rng.choice(words) for _ in range(12)) for _ in range(50_000_000 // 70))
+    store.append(sid, "user", big)
+    del big
+    code = f"""
+import json, resource, time
+from scriptorium.core.sessions.store import SessionStore
+from scriptorium.core.sessions.marker import pending
+t = time.perf_counter()
+pending(SessionStore({str(root)!r}), {sid!r})
+print(json.dumps({{"s": time.perf_counter() - t, "mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}}))
+"""
+    out = child(code)
+    return out["s"], out["mb"]
+
+
+def fresh(fn, *args):
+    root = Path(tempfile.mkdtemp(prefix="edges-"))
+    try:
+        return fn(root, *args)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--runs", type=int, default=3)
+    args = ap.parse_args()
+    med = lambda xs: statistics.median(xs)
+    figures: dict[str, float | None] = {}
+    figures["mark20_10k_ms"] = med([fresh(mark20) for _ in range(args.runs)])
+    figures["first_open_10k_s"] = med([fresh(first_open, 10_000, "lorem ipsum dolor sit amet " * 4)
+                                       for _ in range(args.runs)])
+    figures["first_open_289_ms"] = med([fresh(first_open, 289, "x" * 16_200) for _ in range(args.runs)]) * 1000
+    figures["first_edit_ms"] = med([fresh(first_edit) for _ in range(args.runs)])
+    figures["branches2000_s"] = med([fresh(branches) for _ in range(args.runs)])
+    figures["tui_branches2000_s"] = None
+    figures["tui_1mb_turn_s"] = None
+    runs = [fresh(huge) for _ in range(max(1, args.runs // 2))]
+    figures["pending_50mb_s"] = med([r[0] for r in runs])
+    figures["pending_50mb_mb"] = med([r[1] for r in runs])
+    print(f"{'figure':<20} {'now':>10} {'target':>8}")
+    for key, value in figures.items():
+        shown = "—" if value is None else f"{value:.3f}"
+        print(f"{key:<20} {shown:>10} {TARGETS.get(key, '—')!s:>8}")
+    print(json.dumps({k: (None if v is None else round(v, 3)) for k, v in figures.items()}))
+
+
+if __name__ == "__main__":
+    main()
