@@ -27,7 +27,8 @@ import importlib
 import sys
 from collections.abc import Sequence
 
-from .common import AppOpener, CliContext, CliError
+from ..outcome import ScriptoriumError
+from .common import AppOpener, CliContext
 
 # name -> (module under this package, one-line help), in help order.
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -108,7 +109,7 @@ def main(argv: Sequence[str] | None = None, open_app: AppOpener | None = None) -
         code = int(args.func(args, ctx) or 0)
         sys.stdout.flush()  # inside the guard: a reader that went away fails here, not at exit
         return code
-    except CliError as exc:
+    except ScriptoriumError as exc:  # CliError, or an engine error no handler turned into one
         print(f"scriptorium: {exc}", file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:

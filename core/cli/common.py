@@ -11,15 +11,23 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from ..outcome import EXIT_FAILURE, EXIT_RETRYABLE, EXIT_USAGE, ScriptoriumError
 from ..paths import StatePaths, resolve_state_dir
 
 
-class CliError(Exception):
-    """A user-facing failure: printed as one line, no traceback."""
+class CliError(ScriptoriumError):
+    """A user-facing failure with the exit code it ends the command with (any other
+    `ScriptoriumError` reaching `main` ends it with its own: 75 when retryable, else 1)."""
 
-    def __init__(self, message: str, exit_code: int = 1) -> None:
-        super().__init__(message)
-        self.exit_code = exit_code
+    code = "CLI_ERROR"
+
+    def __init__(self, message: str, exit_code: int = EXIT_FAILURE) -> None:
+        super().__init__(message, retryable=exit_code == EXIT_RETRYABLE)
+        self._exit_code = exit_code
+
+    @property
+    def exit_code(self) -> int:
+        return self._exit_code
 
 
 AppOpener = Callable[[Path], int]
@@ -38,7 +46,7 @@ class CliContext:
     def open_app(self, state_dir: Path | None = None) -> int:
         """Open the app on `state_dir` (default: this context's), if an opener was given."""
         if self.app_opener is None:
-            raise CliError("this entry point has no terminal app; run `scriptorium` to open it", 2)
+            raise CliError("this entry point has no terminal app; run `scriptorium` to open it", EXIT_USAGE)
         return self.app_opener(state_dir or self.state_dir) or 0
 
     @property

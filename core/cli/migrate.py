@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from ..outcome import EXIT_OK, EXIT_RETRYABLE
 from ..sanitize import sanitize_line
 from .common import CliContext, add_json_flag, emit_json
 from .write import report
@@ -31,9 +32,9 @@ def cmd_migrate(args: argparse.Namespace, ctx: CliContext) -> int:
     except LockBusy as exc:
         doc: dict[str, Any] = {"outcome": "failed", "message": str(exc), "cursors_removed": False, "sessions": [],
                                "failures": []}
-        code = 75
+        code = EXIT_RETRYABLE
     else:
-        doc, code = result.to_json(), (75 if result.outcome == "failed" else 0)
+        doc, code = result.to_json(), (EXIT_RETRYABLE if result.outcome == "failed" else EXIT_OK)
     if args.json:
         emit_json(doc)
     else:

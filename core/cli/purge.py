@@ -12,9 +12,9 @@ import argparse
 import sys
 
 from ..memory.errors import LockBusy
+from ..outcome import EXIT_RETRYABLE
 from .common import CliContext, CliError, add_json_flag, emit_json
 
-EXIT_RETRYABLE = 75
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import argparse
 
-from .common import CliContext, CliError, add_json_flag
-from .topic import EXIT_RETRYABLE, report
+from .common import CliContext, add_json_flag
+from .topic import report
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -21,11 +21,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_revert(args: argparse.Namespace, ctx: CliContext) -> int:
-    from ..memory import Workspace, WorkspaceError
+    from ..memory import Workspace
     from ..memory.revert import revert_commit
 
-    try:
-        result = revert_commit(Workspace.open(ctx.state_dir), args.sha)
-    except WorkspaceError as exc:  # not revertable (1), or the lock is busy (75)
-        raise CliError(str(exc), EXIT_RETRYABLE if exc.retryable else 1) from exc
-    return report(result, args.json)
+    # not revertable ends with 1, a busy lock with 75: their WorkspaceError reaches cli.main
+    return report(revert_commit(Workspace.open(ctx.state_dir), args.sha), args.json)

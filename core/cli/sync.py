@@ -146,14 +146,11 @@ def cmd_conflicts(args: argparse.Namespace, ctx: CliContext) -> int:
 
 
 def cmd_resolve(args: argparse.Namespace, ctx: CliContext) -> int:
-    from ..memory.errors import WorkspaceError
     from ..sync.conflicts import resolve_conflict
     from .topic import report
 
-    try:
+    try:  # a WorkspaceError (a busy lock: 75) reaches cli.main
         result = resolve_conflict(ctx.state_dir, args.block_id, keep=args.keep, text=args.text)
-    except WorkspaceError as e:
-        raise CliError(str(e), 75 if e.retryable else 1) from e
     except LookupError as e:
         raise CliError(str(e)) from e
     return report(result, args.json)

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -17,9 +16,6 @@ from .common import CliContext, CliError, add_json_flag, emit_json
 
 if TYPE_CHECKING:
     from ..memory import TransactionResult
-
-EXIT_RETRYABLE = 75
-
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("topic")
@@ -57,17 +53,6 @@ def report(result: TransactionResult, as_json: bool) -> int:
     return 0 if result.outcome == "installed" else 1
 
 
-def _run(action: Callable[[], TransactionResult], as_json: bool) -> int:
-    from ..memory import LockBusy, WorkspaceError
-
-    try:
-        return report(action(), as_json)
-    except LockBusy as exc:
-        raise CliError(str(exc), EXIT_RETRYABLE) from exc
-    except WorkspaceError as exc:
-        raise CliError(str(exc), EXIT_RETRYABLE if exc.retryable else 1) from exc
-
-
 def cmd_save(args: argparse.Namespace, ctx: CliContext) -> int:
     from ..memory import Workspace, save_topic
 
@@ -76,11 +61,11 @@ def cmd_save(args: argparse.Namespace, ctx: CliContext) -> int:
     except OSError as exc:
         raise CliError(f"cannot read {args.source}: {exc.strerror}") from exc
     ws = Workspace.open(ctx.state_dir)
-    return _run(lambda: save_topic(ws, args.topic, data), args.json)
+    return report(save_topic(ws, args.topic, data), args.json)  # a busy lock ends with 75 (cli.main)
 
 
 def cmd_retire(args: argparse.Namespace, ctx: CliContext) -> int:
     from ..memory import Workspace, retire_block
 
     ws = Workspace.open(ctx.state_dir)
-    return _run(lambda: retire_block(ws, args.topic, args.block_id, args.reason), args.json)
+    return report(retire_block(ws, args.topic, args.block_id, args.reason), args.json)

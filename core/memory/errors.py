@@ -8,17 +8,13 @@ write pipeline maps that onto its `retryable` / `permanent` outcomes.
 
 from __future__ import annotations
 
+from ..outcome import ScriptoriumError
 
-class WorkspaceError(Exception):
-    """Base class; `code` is a stable name, `retryable` says whether to try again later."""
+
+class WorkspaceError(ScriptoriumError):
+    """Base class of the workspace's errors (`code`, `retryable`: see ScriptoriumError)."""
 
     code = "WORKSPACE_ERROR"
-    retryable = False
-
-    def __init__(self, message: str, *, code: str | None = None) -> None:
-        super().__init__(message)
-        if code is not None:
-            self.code = code
 
 
 class LockBusy(WorkspaceError):

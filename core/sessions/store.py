@@ -28,6 +28,7 @@ from .nodes import ROLE_ALIASES, ROOT_ID, Node, clean_text, valid_node_id
 from .index import IndexEntry, NodeFileError, SessionIndex, bump_generation, read_node_file
 from .paths import META_REL, WORKDIR_KEEP_REL, SessionPaths, node_rel
 from .registry import update_registry
+from ..outcome import ScriptoriumError
 from ..tokens import count_tokens
 
 if TYPE_CHECKING:
@@ -50,8 +51,10 @@ def redaction_counts(meta: Mapping[str, Any]) -> dict[str, int]:
     return add_counts(meta.get(REDACTIONS_KEY), {})
 
 
-class SessionError(Exception):
+class SessionError(ScriptoriumError):
     """Base class: bad input or unreadable state; the message is user-facing."""
+
+    code = "SESSION_ERROR"
 
 
 class UnknownSession(SessionError):

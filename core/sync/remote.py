@@ -13,6 +13,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..outcome import ScriptoriumError
+
 BRANCH = "main"
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 # What git says when it cannot reach a remote at all: offline, a host that does not answer,
@@ -25,9 +27,8 @@ _UNREACHABLE = re.compile(
 )
 
 
-class RemoteError(Exception):
+class RemoteError(ScriptoriumError):
     code = "REMOTE_ERROR"
-    retryable = False
 
 
 class RemoteUnreachable(RemoteError):

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from ..fsutil import atomic_write_text
+from ..outcome import Outcome, exit_code
 from ..memory import install
 from ..memory.errors import LockBusy, WorkspaceError
 from ..memory import Transaction
@@ -42,7 +43,7 @@ STATUS_FILE = "sync.json"
 
 @dataclass
 class SyncResult:
-    outcome: str  # "ok" | "retryable" | "permanent"
+    outcome: Outcome
     code: str
     message: str
     remote: str | None = None
@@ -57,7 +58,7 @@ class SyncResult:
 
     @property
     def exit_code(self) -> int:
-        return {"ok": 0, "retryable": 75}.get(self.outcome, 1)
+        return exit_code(self.outcome)
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)

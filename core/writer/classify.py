@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Generic, Protocol, TypeVar
 
+from ..outcome import Outcome, exit_code, failed
+
 CODES = frozenset({
     "MISSING_SESSION_ID", "SESSION_NODES_UNAVAILABLE", "WRITER_NO_PROGRESS", "WRITER_PRECONDITION_FAILED",
     "MEMORY_PROVIDER_RESOLUTION_FAILED", "MODEL_TRANSPORT", "MODEL_RATE_LIMIT", "MODEL_PROVIDER_INTERNAL",
@@ -34,8 +36,8 @@ class Failure:
     message: str
 
     @property
-    def outcome(self) -> str:
-        return "retryable" if self.retryable else "permanent"
+    def outcome(self) -> Outcome:
+        return failed(self.retryable)
 
 
 class _Batch(Protocol):
@@ -49,14 +51,14 @@ B = TypeVar("B", bound=_Batch)
 class PassResult(Generic[B]):
     """How a writing pass (write, finish, backfill) ended, and the batches it installed."""
 
-    outcome: str  # "ok" | "retryable" | "permanent"
+    outcome: Outcome
     code: str  # ok: a pass-specific code ("WRITTEN", ...); else a formats §5.5 code
     message: str
     batches: list[B] = field(default_factory=list)
 
     @property
     def exit_code(self) -> int:
-        return {"ok": 0, "retryable": 75}.get(self.outcome, 1)
+        return exit_code(self.outcome)
 
     def to_json(self) -> dict[str, Any]:
         return {"outcome": self.outcome, "code": self.code, "message": self.message,

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ..memory import Diagnostic, LockBusy, Transaction, TransactionResult, Workspace
+from ..outcome import Outcome, exit_code
 from ..memory.lock import write_lock
 from ..paths import StatePaths
 from .classify import classify
@@ -44,7 +45,7 @@ class SleepPreview:
 
 @dataclass
 class SleepResult:
-    outcome: str  # "ok" | "retryable" | "permanent"
+    outcome: Outcome
     code: str  # ok: "REORGANIZED" | "NO_CHANGE" | "PREVIEW" | "EMPTY"; else a failure code
     message: str
     changed_files: list[str] = field(default_factory=list)
@@ -55,7 +56,7 @@ class SleepResult:
 
     @property
     def exit_code(self) -> int:
-        return {"ok": 0, "retryable": 75}.get(self.outcome, 1)
+        return exit_code(self.outcome)
 
     def to_json(self) -> dict[str, Any]:
         doc: dict[str, Any] = {"outcome": self.outcome, "code": self.code, "message": self.message,
