@@ -18,6 +18,7 @@ import pytest
 from scriptorium.core.cli import main
 from scriptorium.core.watch.follow import ImportFollower
 from scriptorium.core.importers.run import import_sources
+from scriptorium.core.sessions.paths import SessionPaths
 from scriptorium.core.sessions.store import SessionStore
 
 from .conftest import CC_REWIND, CODEX_SMALL, PI_BRANCHING, forks
@@ -82,10 +83,10 @@ def test_a_dry_run_counts_what_an_import_would_add_and_writes_nothing(cli, tmp_p
     with source.open("a") as fh:
         fh.write("".join(lines[6:]))
     sid = done["session_ids"][0]
-    before = {p.name: p.read_bytes() for p in (state / "sessions" / sid / "history").iterdir()}
+    before = {p.name: p.read_bytes() for p in SessionPaths.of(state, sid).history.iterdir()}
     grown = json.loads(cli(state, "import", "claude-code", str(source), "--dry-run", "--json").stdout)
     assert grown["sessions_created"] == 0 and grown["nodes_unchanged"] == done["nodes_added"]
-    assert {p.name: p.read_bytes() for p in (state / "sessions" / sid / "history").iterdir()} == before
+    assert {p.name: p.read_bytes() for p in SessionPaths.of(state, sid).history.iterdir()} == before
     final = json.loads(cli(state, "import", "claude-code", str(source), "--json").stdout)
     assert final["nodes_added"] == grown["nodes_added"] > 0
     text = cli(state, "import", "claude-code", str(source), "--dry-run")

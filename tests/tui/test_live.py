@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from scriptorium.core.memory import Workspace, save_topic
+from scriptorium.core.sessions.paths import SessionPaths
 from scriptorium.tui.live import LiveUpdates
 from scriptorium.tui.topics.screen import TopicsScreen
 from scriptorium.tui.topics.topic_tree import TopicTree
@@ -22,7 +23,7 @@ pytestmark = pytest.mark.anyio
 @pytest.fixture()
 def topics_state(tmp_path_factory: pytest.TempPathFactory, tmp_path: Path) -> Path:
     state = topics_state_copy(tmp_path_factory, tmp_path)
-    (state / "sessions" / "s1" / "history").mkdir(parents=True)
+    SessionPaths.of(state, "s1").history.mkdir(parents=True)
     return state
 
 
@@ -42,7 +43,7 @@ async def test_a_burst_of_changes_is_one_message_naming_what_changed(topics_stat
     topics = topics_state / "memory" / "topics"
     for n in range(5):
         (topics / f"note-{n}.md").write_text(f"# Note {n}\n", encoding="utf-8")
-    (topics_state / "sessions" / "s1" / "history" / "m1.json").write_text("{}", encoding="utf-8")
+    SessionPaths.of(topics_state, "s1").node("m1.json").write_text("{}", encoding="utf-8")
     message = await probe.next()
     assert message.topics == {f"note-{n}.md" for n in range(5)}
     assert message.sessions == {"s1"}
@@ -51,7 +52,7 @@ async def test_a_burst_of_changes_is_one_message_naming_what_changed(topics_stat
 
 async def test_new_sessions_are_watched_and_git_is_not(topics_state: Path, live) -> None:
     _watcher, probe = live
-    history = topics_state / "sessions" / "s2" / "history"
+    history = SessionPaths.of(topics_state, "s2").history
     history.mkdir(parents=True)
     (history / "m1.json").write_text(json.dumps({"id": "m1"}), encoding="utf-8")
     assert "s2" in (await probe.next()).sessions

@@ -79,8 +79,8 @@ def sources_append_only(stage: Stage) -> list[Diagnostic]:
             line = 1
             if want is not None and got is not None:
                 line = os.path.commonprefix([got, want]).count(b"\n") + 1  # type: ignore[arg-type]  # bytes work
-            diags.append(Diagnostic("sources-append-only", key, line, None,
-                                    f"{key} was changed by the edit" if want is not None else f"{key} was added by the edit",
+            what = "changed" if want is not None else "added"
+            diags.append(Diagnostic("sources-append-only", key, line, None, f"{key} was {what} by the edit",
                                     "never write under sources/: evidence is archived by the runtime"))
     for key in sorted((set(expected) | set(stage.own_sources)) - seen):
         diags.append(Diagnostic("sources-append-only", key, None, None, f"{key} was removed by the edit",
