@@ -38,7 +38,7 @@ def test_a_burst_is_one_batch_released_after_the_quiet_period() -> None:
 
 
 def test_a_writer_that_never_pauses_is_followed_within_the_longest_delay() -> None:
-    coalescer: Coalescer[int] = Coalescer((1.0, 0.3))  # a quiet period that never comes
+    coalescer: Coalescer[int] = Coalescer((30.0, 0.3))  # a quiet period that never comes
     stop = threading.Event()
     first = time.monotonic()
 
@@ -58,7 +58,7 @@ def test_a_writer_that_never_pauses_is_followed_within_the_longest_delay() -> No
         stop.set()
         producer.join()
     assert batch and 0 in batch
-    assert 0.3 <= waited < 0.95  # cut at the longest delay, well before the quiet period
+    assert 0.3 <= waited < 10  # cut at the longest delay, long before the quiet period
 
 
 def test_nothing_is_released_while_held_and_the_held_batch_follows() -> None:
