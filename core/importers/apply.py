@@ -45,7 +45,8 @@ def apply_plan(store: SessionStore, plan: SessionPlan, *,
     created = not store.has_session(sid)
     if created:
         try:
-            store.create_session(title=plan.title, session_id=sid, commit=False, **_clean(plan.meta))
+            store.create_session(title=plan.title, session_id=sid, commit=False, started_at=_started(plan),
+                                 **_clean(plan.meta))
         except SessionExists:
             _wait_until_created(store, sid)  # another import got there first: add to its session
             created = False
@@ -71,6 +72,12 @@ def apply_plan(store: SessionStore, plan: SessionPlan, *,
     after = redaction_counts(store.meta(sid))
     result.redactions = Counter({k: n - before.get(k, 0) for k, n in after.items() if n > before.get(k, 0)})
     return result
+
+
+def _started(plan: SessionPlan) -> float | None:
+    """When the conversation began: its first dated record (ROOT shows it, not the import's date)."""
+    times = [n.created_at for n in plan.nodes if n.created_at is not None]
+    return min([plan.started, *times] if plan.started is not None else times, default=None)
 
 
 def preview_plan(store: SessionStore, plan: SessionPlan) -> ApplyResult:

@@ -9,7 +9,7 @@ from typing import Any
 
 import orjson
 
-from .plan import SessionPlan
+from .plan import SessionPlan, parse_time
 from .resume import FileMark
 
 
@@ -51,6 +51,8 @@ def iter_records(path: Path, plan: SessionPlan, mark: FileMark | None = None) ->
             if not isinstance(record, dict):
                 plan.skipped["line is not a JSON object"] += 1
                 continue
+            if plan.started is None:
+                plan.started = parse_time(record.get("timestamp"))
             yield number, record
 
 

@@ -69,6 +69,7 @@ class SessionPlan:
     sources: list[Path] = field(default_factory=list)
     bytes_read: int = 0
     refused: bool = False  # the file is not this importer's kind at all
+    started: float | None = None  # the first dated record's time: when the conversation began
 
     # graph bookkeeping (planned chain only)
     _ids: set[str] = field(default_factory=set, repr=False)

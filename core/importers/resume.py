@@ -92,7 +92,8 @@ class Planner:
                 mark.seal(path)
         delta = SessionPlan(session_id=plan.session_id, kind=plan.kind, title=plan.title, meta=dict(plan.meta),
                             nodes=plan.nodes, skipped=plan.skipped - counters[0], folded=plan.folded - counters[1],
-                            notes=plan.notes - counters[2], sources=list(plan.sources), bytes_read=plan.bytes_read)
+                            notes=plan.notes - counters[2], sources=list(plan.sources), bytes_read=plan.bytes_read,
+                            started=plan.started)
         plan.nodes = []  # written by the caller; the planner keeps only the bookkeeping
         return delta
 

@@ -113,6 +113,9 @@ def speaker_label(display: str, speaker_id: str, role: str) -> str:
     return d or i or role
 
 
+_LABELLED_ID = re.compile(r"^(\[[^\]\n]*\] [^(\n]*\()([^()\n]*%[0-9A-Fa-f]{2}[^()\n]*)(\): )")
+
+
 def _encode_speaker(speaker_id: str) -> str:
     return urllib.parse.quote(speaker_id, safe="").replace("-", "%2D")
 
@@ -283,6 +286,13 @@ class Frame:
     @property
     def text(self) -> str:
         return "\n".join(self.lines)
+
+    @property
+    def readable_text(self) -> str:
+        """`text` for a reader: a speaker id is percent-encoded on disk (`runtime/agent%2Fmain`,
+        the archive format), decoded here (`runtime/agent/main`)."""
+        return "\n".join(_LABELLED_ID.sub(lambda m: m.group(1) + urllib.parse.unquote(m.group(2)) + m.group(3), line, 1)
+                         for line in self.lines)
 
 
 @dataclass(frozen=True)

@@ -38,12 +38,15 @@ class GraphItem:
 
     `spawned`: the link is a sub-agent spawn (drawn dashed, always a side branch).
     `side`: rather not continue the parent's lane (a rewound turn, a summary).
+    `hangs`: hangs off its parent, never continues its lane (a tool call off its turn:
+    drawn `╰─·` even as the last child, so it never reads as the next turn).
     """
 
     id: str
     parent: str | None
     spawned: bool = False
     side: bool = False
+    hangs: bool = False
 
 
 @dataclass(frozen=True)
@@ -110,7 +113,7 @@ def display_order(items: Iterable[GraphItem], trunk: Collection[str] = ()) -> li
 
 
 def _trunk_child(kids: list[GraphItem], trunk: Collection[str], latest: Mapping[str, int]) -> GraphItem:
-    candidates = [kid for kid in kids if not kid.spawned]
+    candidates = [kid for kid in kids if not (kid.spawned or kid.hangs)]
     for preferred in ([k for k in candidates if k.id in trunk], [k for k in candidates if not k.side], candidates):
         if preferred:
             return max(preferred, key=lambda kid: latest[kid.id])
@@ -122,8 +125,8 @@ def layout(items: Sequence[GraphItem]) -> GraphLayout:
 
     Lanes open lazily: a child that is not its parent's last drawn child branches into
     the first free lane right of the parent's (`├─●`); the last child continues the
-    parent's lane — unless it is a sub-agent, which always branches off (`╰┄●` when
-    nothing else follows its parent). A lane closes at a tip and is reused below.
+    parent's lane — unless it is a sub-agent or `hangs`, which always branches off (`╰┄●`,
+    `╰─·` when nothing else follows its parent). A lane closes at a tip and is reused below.
     """
     remaining: dict[str, int] = {}
     placed: set[str] = set()
@@ -146,9 +149,9 @@ def layout(items: Sequence[GraphItem]) -> GraphLayout:
             last = remaining[parent] == 0
             if last:
                 del lane_of[parent]
-            if last and not item.spawned:
+            if last and not (item.spawned or item.hangs):
                 column = parent_lane
-            else:  # a sub-agent always branches off, even as the last child
+            else:  # a sub-agent or a tool call always branches off, even as the last child
                 column = _free_lane(lanes, start=parent_lane + 1)
                 fork_from = parent_lane
         cells = _draw(lanes, column, fork_from, DASHED if item.spawned else SOLID,

@@ -199,10 +199,12 @@ class SessionStore:
     # --- creation ------------------------------------------------------------
 
     def create_session(self, title: str = "", session_id: str | None = None, *, commit: bool = True,
-                       **extra: Any) -> str:
+                       started_at: float | None = None, **extra: Any) -> str:
         """A new empty session. With `commit=False` its files join the session's first
         commit instead of an init commit of their own, and — like a batch's — that commit
-        is their durability point (imports: fewer git processes, no fsyncs)."""
+        is their durability point (imports: fewer git processes, no fsyncs). `started_at`:
+        when the conversation began, if not now (an imported transcript's first record);
+        it dates ROOT and the session's `created_at`."""
         sid = session_id or os.urandom(6).hex()
         counts: Counter[str] = Counter()
         title = self.redactor.text(title, counts)
@@ -221,9 +223,11 @@ class SessionStore:
         layout.workdir_keep.touch()
         layout.runtime.mkdir()
         now = time.time()
-        meta = {"id": sid, "agent_id": "main", "title": title, "source": "scriptorium", "created_at": now,
+        started = started_at if started_at is not None else now
+        meta = {"id": sid, "agent_id": "main", "title": title, "source": "scriptorium", "created_at": started,
                 "updated_at": now, "project_id": "default", "head_id": None, **extra}
-        root = Node(id=ROOT_ID, seq=0, role="user", output="", caller="", metadata={"display": "root"}, created_at=now)
+        root = Node(id=ROOT_ID, seq=0, role="user", output="", caller="", metadata={"display": "root"},
+                    created_at=started)
         atomic_write_bytes(layout.node(root.filename), root.to_json_bytes(), durable=commit)
         self._write_meta(sid, meta, durable=commit)
         repo = self._repo(d)

@@ -153,3 +153,17 @@ def test_import_of_the_wrong_kind_fails_and_names_the_kind(tmp_path: Path) -> No
     assert doc["not_this_kind"] == [{"path": str(CC_NOTIFY), "looks_like": "claude-code"}]
     right = run_cli("import", "pi", str(PI_TOOLS), state=tmp_path / "s")
     assert right.returncode == 0 and right.stderr == ""
+
+
+def test_root_is_dated_when_the_session_began(store: SessionStore) -> None:
+    """Item 8: ROOT showed the import's date, not the session's start."""
+    sid = one_session(store, "claude-code", CC_NOTIFY)
+    stamps = [json.loads(line).get("timestamp") for line in CC_NOTIFY.read_text().splitlines()]
+    from scriptorium.core.importers.plan import parse_time
+
+    first = min(t for t in map(parse_time, stamps) if t is not None)
+    root = store.node(sid, "ROOT")
+    assert abs(root.created_at - first) < 1.0
+    assert all(root.created_at <= n.created_at for n in store.nodes(sid))
+    summary = next(s for s in store.list_sessions()[0] if s.id == sid)
+    assert abs(summary.created_at - first) < 1.0

@@ -124,3 +124,17 @@ def test_any_record_text_reads_back_exactly(bodies: list[str]) -> None:
     assert [f.source_id for f in scan.frames] == [r.source_id for r in recs]
     for frame, body in zip(scan.frames, bodies):
         assert frame.text.split(": ", 1)[1] == body
+
+
+def test_a_cited_records_speaker_reads_decoded_but_stays_encoded_on_disk() -> None:
+    """Issue 15: a citation showed its author as `runtime/agent%2Fmain`."""
+    rec = session_record("sess1", "a0", "assistant", "agent says 0", 1700000000)
+    data = archive([rec])
+    assert "agent/main (runtime/agent%2Fmain): agent says 0" in data.decode()  # the archive format, unchanged
+    frame = scan_archive(data, archive_path(rec.source_id)).frames[0]
+    assert frame.readable_text == "[2023-11-14T22:13:20+00:00] agent/main (runtime/agent/main): agent says 0"
+    assert "%2F" in frame.text
+    body = "quoted (runtime/x%2Fy): inside the text, after the label"
+    plain = scan_archive(archive([session_record("sess1", "u1", "user", body, 1700000000)]),
+                         archive_path("openprogram/sess1/u1")).frames[0]
+    assert plain.readable_text == plain.text  # only the label is decoded, never the record's words

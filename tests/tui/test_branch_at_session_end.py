@@ -54,3 +54,19 @@ async def test_detail_tells_a_spawn_branch_from_a_retry(make_app, settle, tmp_pa
     assert "At the session's end: written in full (the head)." in seen["head"]
     assert "At the session's end: written in full (a sub-agent's work)." in seen["spawn"]
     assert "At the session's end: stays pending (a retry, below the threshold)." in seen["retry"]
+
+
+async def test_the_graph_header_counts_nodes_as_session_list_does(make_app, settle, tmp_path: Path) -> None:
+    """Issue 15 item 8: the header counted ROOT; `session list` does not."""
+    from scriptorium.tui.sessions.graph_header import GraphHeader
+
+    state = tmp_path / "state"
+    store = SessionStore(state)
+    sid = import_sources(store, "claude-code", [
+        SHARED / "claude-code__daaain_claude-code-log__dag_compact_after_rewind.jsonl"]).sessions[0].session_id
+    listed = next(s for s in store.list_sessions()[0] if s.id == sid).node_count
+    async with make_app(state).run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        screen = await open_session(pilot, settle, sid)
+        header = screen.query_one(GraphHeader).render()
+    assert f"{listed} nodes" in str(header)

@@ -91,6 +91,23 @@ def test_a_spawned_sub_agent_is_always_a_dashed_side_branch() -> None:
     ]
 
 
+def test_a_tool_call_after_the_head_hangs_off_it_with_its_connector() -> None:
+    """Issue 15: the head's last tool call was drawn straight below it, like a next turn."""
+    last = chain("m1", "m2") + [GraphItem("t1", "m2", hangs=True)]
+    assert draw(last, trunk={"m1", "m2"}) == [
+        "*    m1",
+        "*    m2",
+        "╰─*  t1",
+    ]
+    mid = chain("m1", "m2") + [GraphItem("t1", "m2", hangs=True)] + chain("m3", start="m2")
+    assert draw(mid) == [
+        "*    m1",
+        "*    m2",
+        "├─*  t1",
+        "*    m3",
+    ]
+
+
 def test_rewound_and_summary_children_stay_off_the_line() -> None:
     items = chain("m1", "m2", "x1", "x2") + [GraphItem("sum", "m1", side=True), GraphItem("m3", "m2", side=True)]
     assert draw(items) == [

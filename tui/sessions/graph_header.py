@@ -29,5 +29,5 @@ class GraphHeader(Static):
             ("  ·  ", "$muted-text"), f"{count} branch{'es' if count != 1 else ''}",
             ("  ·  ", "$muted-text"), (f"{len(owed)} pending", "$node-pending bold"),
             f" ({tokens(sum(owed.values()))} tok)",
-            ("  ·  ", "$muted-text"), (f"{len(graph.rows)} nodes", "$muted-text"),
+            ("  ·  ", "$muted-text"), (f"{sum(1 for r in graph.rows if r.entry.kind != 'root')} nodes", "$muted-text"),
         ))

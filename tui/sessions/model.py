@@ -265,7 +265,8 @@ def load_graph(state_dir: Path, session_id: str) -> SessionGraph:
     wid = counted_ids(state_dir)
     threshold = trigger_tokens(state_dir)
     ordered = sorted(entries.values(), key=lambda e: e.seq)
-    items = [GraphItem(e.id, *_parent(e, entries), side=e.rewound or e.kind == "summary") for e in ordered]
+    items = [GraphItem(e.id, *_parent(e, entries), side=e.rewound or e.kind == "summary", hangs=e.kind == "tool")
+             for e in ordered]
     graph_layout = layout(display_order(items, trunk=_line_to(head, entries)))
     rows = [TurnRow(entries[lane.id], lane, node_state(entries[lane.id], wid), lane.id == head)
             for lane in graph_layout.rows]

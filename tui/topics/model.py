@@ -132,7 +132,7 @@ def cited_sources(state_dir: Path, doc: TopicDoc, paragraph: Paragraph) -> list[
         for source in definition.sources:
             frame = sources.resolve(topic_rel_to_root(doc.path, source.target.strip()))
             out.append(CitedSource(footnote, numbers[footnote], definition.when, source.label, source.target,
-                                   frame.source_id if frame else None, (frame.text or None) if frame else None))
+                                   frame.source_id if frame else None, (frame.readable_text or None) if frame else None))
     return out
 
 
