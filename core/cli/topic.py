@@ -43,6 +43,9 @@ def report(result: TransactionResult, as_json: bool) -> int:
         print(f"installed {result.commit or '(no change)'}")
         for path in result.changed_files:
             print(f"  {sanitize_line(path)}")
+        if result.redactions:
+            print(f"redacted {sum(result.redactions.values())} secret(s): "
+                  + ", ".join(f"{kind} {n}" for kind, n in result.redactions.items()))
     else:
         print("rejected:")
         for d in result.diagnostics:  # messages quote topic text: never raw to the terminal

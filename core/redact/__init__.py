@@ -6,6 +6,7 @@ with `[REDACTED:<kind>:<8 hex>]` and drop `<private>` spans. The doors: the sess
 staged topic text), and every model call (`writer.model.completion`).
 """
 
-from .redactor import PLACEHOLDER_RE, PRIVATE_MARK, Redactor, for_state, placeholder_counts
+from .placeholder import PLACEHOLDER_RE, PRIVATE_MARK, placeholder_counts
+from .redactor import Redactor, for_state
 
 __all__ = ["PLACEHOLDER_RE", "PRIVATE_MARK", "Redactor", "for_state", "placeholder_counts"]

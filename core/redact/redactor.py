@@ -10,7 +10,6 @@ from __future__ import annotations
 import hashlib
 import hmac
 
-import hyperscan
 import re
 import threading
 from collections import Counter
@@ -22,21 +21,13 @@ from typing import Any
 from ..config import load_config
 from ..paths import StatePaths
 from .key import load_or_create_key
+from .placeholder import PLACEHOLDER_RE, PRIVATE_MARK, placeholder_counts  # noqa: F401  (re-exported)
 from .rules import BUILTIN_RULES, Rule, field_secret
 
-PLACEHOLDER_RE = re.compile(r"\[REDACTED:([a-z0-9][a-z0-9-]{0,40}):([0-9a-f]{8})\]")
-PRIVATE_MARK = "[private]"
 PRIVATE_KIND = "private"
 _PRIVATE_RE = re.compile(r"<private>.*?(?:</private>|\Z)", re.S | re.I)
 _USER_KIND = re.compile(r"^[a-z0-9][a-z0-9-]{0,40}$")
 MIN_LEN = 8  # no rule matches a shorter text
-
-
-def placeholder_counts(text: str) -> Counter[str]:
-    """Placeholders already in `text`, by kind (what a write carries, what the TUI styles)."""
-    if "[REDACTED:" not in text:
-        return Counter()
-    return Counter(m.group(1) for m in PLACEHOLDER_RE.finditer(text))
 
 
 @dataclass
@@ -194,6 +185,8 @@ class _Literals:
     fixture: ~10x pyahocorasick, ~20x a literal search per keyword."""
 
     def __init__(self, rules: tuple[Rule, ...]) -> None:
+        import hyperscan  # type: ignore[import-untyped]  # here: a process that never redacts never loads it
+
         table: dict[str, list[tuple[int, int]]] = {}
         for order, rule in enumerate(rules):
             for lit in rule.literals:

@@ -84,6 +84,7 @@ class SessionSummary:
     updated_at: float
     head_id: str | None
     node_count: int
+    redactions: int = 0  # secrets redacted from its nodes (meta.json)
 
 
 @dataclass(frozen=True)
@@ -629,7 +630,8 @@ class SessionStore:
             out.append(SessionSummary(
                 id=sid, title=str(meta.get("title") or ""), created_at=_num(meta.get("created_at")),
                 updated_at=_num(meta.get("updated_at")), head_id=meta.get("head_id"),
-                node_count=sum(1 for e in index.entries.values() if e.kind != "root")))
+                node_count=sum(1 for e in index.entries.values() if e.kind != "root"),
+                redactions=sum(redaction_counts(meta).values())))
         out.sort(key=lambda s: -s.updated_at)
         return out, problems
 

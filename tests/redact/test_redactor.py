@@ -109,3 +109,22 @@ def test_a_bad_user_pattern_is_reported_not_fatal(tmp_path: Path) -> None:
     redactor = for_state(tmp_path)
     assert len(redactor.settings.problems) == 2
     assert CASES[0][2] not in redactor.text(CASES[0][1])
+
+
+def test_text_summaries_count_redactions_by_kind(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from scriptorium.core.cli import main
+
+    _kind, text, secret = next(c for c in CASES if c[0] == "stripe-key")
+    edit = tmp_path / "ops.md"
+    edit.write_text(f"# Ops\n\nBilling uses {text} in staging.\n", encoding="utf-8")
+    assert main(["--state", str(tmp_path / "state"), "topic", "save", "ops.md", "--from", str(edit)]) == 0
+    out = capsys.readouterr().out
+    assert "redacted 1 secret(s): stripe-key 1" in out and secret not in out
+    transcript = tmp_path / "pi.jsonl"
+    transcript.write_text("\n".join([
+        '{"type":"session","version":3,"id":"019e19b4-eb48-746a-aa6b-8dfcfa37954c","timestamp":"2026-05-12T01:02:27.657Z","cwd":"/tmp"}',
+        '{"type":"message","id":"30c6a75f","parentId":null,"timestamp":"2026-05-12T01:02:27.673Z","message":{"role":"user","content":[{"type":"text","text":"use ' + text.replace("'", "") + '"}]}}',
+    ]) + "\n", encoding="utf-8")
+    assert main(["--state", str(tmp_path / "state"), "import", "pi", str(transcript)]) == 0
+    out = capsys.readouterr().out
+    assert "redacted 2 secret(s): stripe-key 2" in out and secret not in out  # the turn and the title from it

@@ -12,12 +12,17 @@ from rich.style import Style
 from rich.text import Text
 from textual.content import Content
 
+from scriptorium.core.redact.placeholder import MARK_RE
 from scriptorium.core.sanitize import sanitize, sanitize_line
+
+REDACTED_STYLE = "bold $text-warning on $warning-muted"  # a redacted span: the placeholder, never the secret
+REDACTED_TEXT_STYLE = "bold yellow"  # the same in Rich Text, which has no theme variables
 
 
 def untrusted_line(text: str, style: str | Style = "", width: int | None = None) -> Text:
     """One line of untrusted text (whitespace runs folded), cut to `width` terminal cells."""
     line = Text(sanitize_line(text), style=style, no_wrap=True, overflow="ellipsis", end="")
+    line.highlight_regex(MARK_RE, REDACTED_TEXT_STYLE)
     if width is not None:
         line.truncate(max(width, 1), overflow="ellipsis")
     return line
@@ -25,4 +30,8 @@ def untrusted_line(text: str, style: str | Style = "", width: int | None = None)
 
 def untrusted_content(text: str, style: str = "") -> Content:
     """Multi-line untrusted text as Textual `Content` (styles may use theme variables)."""
-    return Content.styled(sanitize(text), style)
+    clean = sanitize(text)
+    content = Content.styled(clean, style)
+    for m in MARK_RE.finditer(clean):
+        content = content.stylize(REDACTED_STYLE, m.start(), m.end())
+    return content

@@ -90,6 +90,7 @@ class SessionRow:
     pending_turns: int
     pending_tokens: int
     failure: WriteFailure | None = None
+    redactions: int = 0  # secrets redacted from its turns (flagged in the list)
 
 
 @dataclass(frozen=True)
@@ -122,7 +123,8 @@ def list_sessions(state_dir: Path) -> SessionListing:
             continue
         times = [e.created_at for e in entries if e.kind != "root"]
         rows.append(SessionRow(summary.id, summary.title, max(times, default=summary.updated_at),
-                               len(tips), len(owed), sum(owed.values()), _failure(failures.get(summary.id))))
+                               len(tips), len(owed), sum(owed.values()), _failure(failures.get(summary.id)),
+                               summary.redactions))
     rows.sort(key=lambda r: (-r.last_activity, r.id))
     return SessionListing(rows, problems)
 

@@ -1,5 +1,6 @@
 """The session list: title, pending backlog, branch count, last activity; sessions whose last
-write failed permanently, and unreadable ones, flagged with `!`."""
+write failed permanently, and unreadable ones, flagged with `!`; sessions secrets were
+redacted from with `*` (when nothing worse is to flag)."""
 
 from __future__ import annotations
 
@@ -53,7 +54,8 @@ class SessionList(DataTable):
         for row in listing.rows:
             owed = Text(f"{row.pending_turns} · {tokens(row.pending_tokens)}" if row.pending_turns else "0",
                         style="bold" if row.pending_turns else "dim", justify="right")
-            flag = Text("!", style="bold red") if row.failure else Text(" ")  # its last write failed for good
+            flag = (Text("!", style="bold red") if row.failure  # its last write failed for good
+                    else Text("*", style="bold yellow") if row.redactions else Text(" "))
             rows.append((row.id, flag, row.title or row.id, owed, Text(str(row.branches), justify="right"),
                          Text(ago(row.last_activity, now), style="dim")))
         for problem in listing.problems:
