@@ -185,7 +185,7 @@ class _Literals:
     fixture: ~10x pyahocorasick, ~20x a literal search per keyword."""
 
     def __init__(self, rules: tuple[Rule, ...]) -> None:
-        import hyperscan  # type: ignore[import-untyped]  # here: a process that never redacts never loads it
+        import hyperscan  # here: a process that never redacts never loads it
 
         table: dict[str, list[tuple[int, int]]] = {}
         for order, rule in enumerate(rules):
