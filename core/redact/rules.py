@@ -21,17 +21,21 @@ import re
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 
 @dataclass(frozen=True)
 class Rule:
     kind: str
-    pattern: re.Pattern[str]
+    regex: str | re.Pattern[str]  # compiled on first use: text holding none of the literals never needs it
     literals: tuple[str, ...]  # the rule is tried where one of these occurs (in any casing)
     group: int = -1  # the group that is the secret: 0 the whole match, -1 the last group that matched
     check: Callable[[str, re.Match[str]], bool] | None = None  # a candidate is redacted only if this says so
     back: int = 0  # the match starts this many characters before the literal
+
+    @cached_property
+    def pattern(self) -> re.Pattern[str]:
+        return re.compile(self.regex)
 
 
 def entropy(value: str) -> float:
@@ -99,64 +103,54 @@ _OP = r"(?P<op>:=|=>|==?|:)"
 _KEY_TAIL = r"[a-z0-9_.-]{0,24}[\"']?\s*"
 
 BUILTIN_RULES: tuple[Rule, ...] = (
-    Rule("private-key", re.compile(
-        r"-----BEGIN[A-Z0-9 _-]{0,40}PRIVATE KEY(?: BLOCK)?-----"
-        r"(?:[\s\S]{0,16384}?-----END[A-Z0-9 _-]{0,40}PRIVATE KEY(?: BLOCK)?-----|[A-Za-z0-9+/=\s\\:-]*)"),
+    Rule("private-key", r"-----BEGIN[A-Z0-9 _-]{0,40}PRIVATE KEY(?: BLOCK)?-----"
+        r"(?:[\s\S]{0,16384}?-----END[A-Z0-9 _-]{0,40}PRIVATE KEY(?: BLOCK)?-----|[A-Za-z0-9+/=\s\\:-]*)",
         ("-----BEGIN",), group=0),
-    Rule("gcp-service-account", re.compile(r"private_key_id\"\s*:\s*\"([0-9a-f]{40})\""), ("private_key_id",)),
-    Rule("gcp-service-account", re.compile(r"private_key\"\s*:\s*\"(-----BEGIN[^\"]{16,8192})\""),
+    Rule("gcp-service-account", r"private_key_id\"\s*:\s*\"([0-9a-f]{40})\"", ("private_key_id",)),
+    Rule("gcp-service-account", r"private_key\"\s*:\s*\"(-----BEGIN[^\"]{16,8192})\"",
          ("private_key",)),
-    Rule("gcp-api-key", re.compile(r"\b(AIza[0-9A-Za-z_-]{35})(?![0-9A-Za-z_-])"), ("AIza",)),
-    Rule("gcp-oauth-secret", re.compile(r"\b(GOCSPX-[0-9A-Za-z_-]{28})(?![0-9A-Za-z_-])"), ("GOCSPX-",)),
-    Rule("aws-access-key", re.compile(r"\b((?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z2-7]{16})\b"),
+    Rule("gcp-api-key", r"\b(AIza[0-9A-Za-z_-]{35})(?![0-9A-Za-z_-])", ("AIza",)),
+    Rule("gcp-oauth-secret", r"\b(GOCSPX-[0-9A-Za-z_-]{28})(?![0-9A-Za-z_-])", ("GOCSPX-",)),
+    Rule("aws-access-key", r"\b((?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z2-7]{16})\b",
          ("AKIA", "ASIA", "ABIA", "ACCA", "A3T")),
-    Rule("aws-secret-key", re.compile(
-        r"(?i)aws[a-z0-9_.-]{0,20}(?:secret|sk)[a-z0-9_.-]{0,20}[\"']?\s*(?::=|=>|=|:)\s*[\"']?"
-        r"([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+])"), ("aws",)),
-    Rule("azure-storage-key", re.compile(r"(?i)(?:AccountKey|SharedAccessKey)\s*=\s*([A-Za-z0-9+/]{40,88}={0,2})"),
+    Rule("aws-secret-key", r"(?i)aws[a-z0-9_.-]{0,20}(?:secret|sk)[a-z0-9_.-]{0,20}[\"']?\s*(?::=|=>|=|:)\s*[\"']?"
+        r"([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+])", ("aws",)),
+    Rule("azure-storage-key", r"(?i)(?:AccountKey|SharedAccessKey)\s*=\s*([A-Za-z0-9+/]{40,88}={0,2})",
          ("AccountKey", "SharedAccessKey")),
-    Rule("azure-client-secret", re.compile(
-        r"(?:^|(?<=[\\'\"`\s>=:(,]))([a-zA-Z0-9_~.]{3}\dQ~[a-zA-Z0-9_~.-]{31,34})(?=$|[\\'\"`\s<),])"), ("Q~",),
+    Rule("azure-client-secret", r"(?:^|(?<=[\\'\"`\s>=:(,]))([a-zA-Z0-9_~.]{3}\dQ~[a-zA-Z0-9_~.-]{31,34})(?=$|[\\'\"`\s<),])", ("Q~",),
          back=4),
-    Rule("azure-sas-token", re.compile(r"(?<=[?&])sig=([A-Za-z0-9%+/]{40,}={0,2})"), ("sig=",)),
-    Rule("github-token", re.compile(
-        r"\b((?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})\b"),
+    Rule("azure-sas-token", r"(?<=[?&])sig=([A-Za-z0-9%+/]{40,}={0,2})", ("sig=",)),
+    Rule("github-token", r"\b((?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})\b",
         ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_")),
-    Rule("gitlab-token", re.compile(
-        r"\b(gl(?:pat|dt|ptt|rt|cbt|imt|ft|oas|soat|agent)-[A-Za-z0-9_-]{20,})"),
+    Rule("gitlab-token", r"\b(gl(?:pat|dt|ptt|rt|cbt|imt|ft|oas|soat|agent)-[A-Za-z0-9_-]{20,})",
         ("glpat-", "gldt-", "glptt-", "glrt-", "glcbt-", "glimt-", "glft-", "gloas-", "glsoat-", "glagent-")),
-    Rule("slack-webhook", re.compile(r"(https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9+/_-]{20,})"),
+    Rule("slack-webhook", r"(https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9+/_-]{20,})",
          ("https://hooks.slack.com",)),
-    Rule("slack-token", re.compile(r"\b(xox[abposre]-[0-9A-Za-z-]{10,}|xapp-\d-[A-Z0-9]+-\d+-[a-z0-9]+)"),
+    Rule("slack-token", r"\b(xox[abposre]-[0-9A-Za-z-]{10,}|xapp-\d-[A-Z0-9]+-\d+-[a-z0-9]+)",
          ("xoxb-", "xoxa-", "xoxp-", "xoxo-", "xoxs-", "xoxr-", "xoxe-", "xapp-")),
-    Rule("stripe-key", re.compile(r"\b((?:sk|rk)_(?:live|test|prod)_[A-Za-z0-9]{10,99}|whsec_[A-Za-z0-9]{24,})\b"),
+    Rule("stripe-key", r"\b((?:sk|rk)_(?:live|test|prod)_[A-Za-z0-9]{10,99}|whsec_[A-Za-z0-9]{24,})\b",
          ("sk_live_", "sk_test_", "sk_prod_", "rk_live_", "rk_test_", "rk_prod_", "whsec_")),
-    Rule("anthropic-key", re.compile(r"\b(sk-ant-(?:api|admin|oat|sid)\d{2}-[A-Za-z0-9_-]{32,})"), ("sk-ant-",)),
-    Rule("openai-key", re.compile(
-        r"\b(sk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,}|sk-[A-Za-z0-9]{20,}T3BlbkFJ[A-Za-z0-9]{20,}"
-        r"|sk-(?!ant-)[A-Za-z0-9]{40,})"), ("sk-",)),
-    Rule("huggingface-token", re.compile(r"\b(hf_[A-Za-z]{34,40})\b"), ("hf_",)),
-    Rule("npm-token", re.compile(r"\b(npm_[A-Za-z0-9]{36})\b"), ("npm_",)),
-    Rule("pypi-token", re.compile(r"\b(pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,})"), ("pypi-AgEIcHlwaS5vcmc",)),
-    Rule("sendgrid-key", re.compile(r"\b(SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43})"), ("SG.",)),
-    Rule("jwt", re.compile(r"\b(eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*)"), ("eyJ",)),
-    Rule("url-password", re.compile(r"://[^\s:/@'\"<>`]{1,128}:([^\s/@'\"<>`]{1,256})@(?=[A-Za-z0-9\[])"),
+    Rule("anthropic-key", r"\b(sk-ant-(?:api|admin|oat|sid)\d{2}-[A-Za-z0-9_-]{32,})", ("sk-ant-",)),
+    Rule("openai-key", r"\b(sk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,}|sk-[A-Za-z0-9]{20,}T3BlbkFJ[A-Za-z0-9]{20,}"
+        r"|sk-(?!ant-)[A-Za-z0-9]{40,})", ("sk-",)),
+    Rule("huggingface-token", r"\b(hf_[A-Za-z]{34,40})\b", ("hf_",)),
+    Rule("npm-token", r"\b(npm_[A-Za-z0-9]{36})\b", ("npm_",)),
+    Rule("pypi-token", r"\b(pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,})", ("pypi-AgEIcHlwaS5vcmc",)),
+    Rule("sendgrid-key", r"\b(SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43})", ("SG.",)),
+    Rule("jwt", r"\b(eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*)", ("eyJ",)),
+    Rule("url-password", r"://[^\s:/@'\"<>`]{1,128}:([^\s/@'\"<>`]{1,256})@(?=[A-Za-z0-9\[])",
          ("://",), check=_url_password),
-    Rule("auth-header", re.compile(
-        r"(?i)authorization[\"']?\s*[:=]\s*[\"']?(?:(?:bearer|basic|token|bot|digest|apikey|sso-key)\s+)?"
-        r"([A-Za-z0-9._~+/=:-]{8,})"), ("authorization",), check=_credential),
-    Rule("auth-header", re.compile(
-        r"(?i)(?:api-key|auth-token|access-token|private-token)[\"']?\s*:\s*[\"']?"
-        r"([A-Za-z0-9._~+/=-]{12,})"),
+    Rule("auth-header", r"(?i)authorization[\"']?\s*[:=]\s*[\"']?(?:(?:bearer|basic|token|bot|digest|apikey|sso-key)\s+)?"
+        r"([A-Za-z0-9._~+/=:-]{8,})", ("authorization",), check=_credential),
+    Rule("auth-header", r"(?i)(?:api-key|auth-token|access-token|private-token)[\"']?\s*:\s*[\"']?"
+        r"([A-Za-z0-9._~+/=-]{12,})",
         ("api-key", "auth-token", "access-token", "private-token"), check=_credential),
-    Rule("auth-header", re.compile(r"(?i)bearer\s+([A-Za-z0-9._~+/=-]{16,})"), ("bearer",), check=_credential),
-    Rule("password", re.compile(
-        r"(?i)(?:password|passwd|passphrase|(?<![a-z0-9])pwd)" + _KEY_TAIL + _OP +
-        r"\s*(?:\"(?P<q1>[^\"\n]{3,256})\"|'(?P<q2>[^'\n]{3,256})'|(?P<bare>[^\s\"'`,;&<>(){}\[\]]{3,256}))"),
+    Rule("auth-header", r"(?i)bearer\s+([A-Za-z0-9._~+/=-]{16,})", ("bearer",), check=_credential),
+    Rule("password", r"(?i)(?:password|passwd|passphrase|(?<![a-z0-9])pwd)" + _KEY_TAIL + _OP +
+        r"\s*(?:\"(?P<q1>[^\"\n]{3,256})\"|'(?P<q2>[^'\n]{3,256})'|(?P<bare>[^\s\"'`,;&<>(){}\[\]]{3,256}))",
         ("password", "passwd", "passphrase", "pwd"), check=_password_value),
-    Rule("secret", re.compile(
-        r"(?i)(?:secret|token|api[_-]?key|access[_-]?key|private[_-]?key|auth[_-]?key|credential)s?"
-        + _KEY_TAIL + _OP + r"\s*[\"'`]?([A-Za-z0-9_+/=.~-]{12,512})"),
+    Rule("secret", r"(?i)(?:secret|token|api[_-]?key|access[_-]?key|private[_-]?key|auth[_-]?key|credential)s?"
+        + _KEY_TAIL + _OP + r"\s*[\"'`]?([A-Za-z0-9_+/=.~-]{12,512})",
         ("secret", "token", "api_key", "api-key", "apikey", "access_key", "access-key", "accesskey",
          "private_key", "private-key", "privatekey", "auth_key", "authkey", "credential"), check=_assigned_secret),
 )

@@ -14,9 +14,12 @@ files are on disk either way, and blobs already streamed are merely unreferenced
 
 from __future__ import annotations
 
-import subprocess
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import subprocess
 
 _PIPE_BUFFER = 1 << 16  # small enough that git works while we write
 MIN_FILES = 100  # git's default fastimport.unpackLimit
@@ -97,6 +100,8 @@ class PackedCommit:
             return False
         if not self.close():
             return False  # e.g. the branch moved meanwhile: fast-import refuses a non-fast-forward
+        import subprocess  # here and below: reading a session never loads it
+
         listing = b"\0".join(p.encode("utf-8") for p in paths) + b"\0"
         synced = subprocess.run(["git", "reset", "-q", "--pathspec-from-file=-", "--pathspec-file-nul"],
                                 cwd=self.workdir, input=listing, stdout=subprocess.DEVNULL,
@@ -117,6 +122,8 @@ class PackedCommit:
         return proc.wait() == 0
 
     def _start(self) -> subprocess.Popen[bytes]:
+        import subprocess
+
         if self._proc is None:
             # zlib level 1 and no delta search: a third of git's CPU for a ~15% larger
             # pack (git gc can repack it later); the import is what the user waits for
@@ -128,5 +135,7 @@ class PackedCommit:
 
 
 def _git(workdir: Path, *args: str) -> bytes | None:
+    import subprocess
+
     run = subprocess.run(["git", *args], cwd=workdir, capture_output=True, check=False)
     return run.stdout.strip() if run.returncode == 0 else None

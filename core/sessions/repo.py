@@ -10,7 +10,6 @@ committed by the next writer (`leftovers`).
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 from .nodes import FILENAME_RE
@@ -26,6 +25,8 @@ class GitError(RuntimeError):
 
 def git(d: Path, *args: str) -> str:
     """Run `git args...` in the session directory `d`; its stdout."""
+    import subprocess  # here and below: reading a session never loads it
+
     done = subprocess.run(["git", *args], cwd=d, capture_output=True, text=True, check=False)
     if done.returncode != 0:
         raise GitError(f"git {args[0]} failed in {d}: {done.stderr.strip() or done.returncode}")
@@ -64,6 +65,8 @@ def commit_paths(d: Path, paths: list[str], message: str) -> None:
 
 def leftovers(d: Path) -> list[str]:
     """Node files and meta.json that differ from the last commit (never a stray temp file)."""
+    import subprocess
+
     status = subprocess.run(["git", "status", "--porcelain", "-z", "--no-renames", "--untracked-files=all", "--",
                              *COMMITTED_RELS], cwd=d, capture_output=True, check=False)
     if status.returncode != 0:

@@ -22,7 +22,6 @@ from . import repo as session_git
 from ..fsutil import atomic_write_bytes, write_file_batched
 from ..git_locks import clear_stale_locks
 from ..paths import StatePaths
-from ..redact import Redactor, for_state as redactor_for
 from .pack import PackedCommit
 from .nodes import ROLE_ALIASES, ROOT_ID, Node, clean_text, valid_node_id
 from .index import IndexEntry, NodeFileError, SessionIndex, bump_generation, read_node_file
@@ -33,6 +32,8 @@ from ..tokens import count_tokens
 
 if TYPE_CHECKING:
     from filelock import FileLock
+
+    from ..redact import Redactor
 
 LOCK_TIMEOUT_S = 10.0
 REDACTIONS_KEY = "redactions"  # meta.json: {kind: count} of the secrets redacted from this session's nodes
@@ -658,6 +659,13 @@ class SessionStore:
 
     def _registry_write(self, metas: Mapping[str, Mapping[str, Any]]) -> None:
         update_registry(self.root, metas, lock_timeout=LOCK_TIMEOUT_S)
+
+
+def redactor_for(state_dir: Path) -> Redactor:
+    """The state's redactor; its patterns load with the first write, never for a listing."""
+    from ..redact import for_state
+
+    return for_state(state_dir)
 
 
 def _session_lock(layout: SessionPaths) -> FileLock:

@@ -16,7 +16,7 @@ from scriptorium.core.importers import KINDS, importer
 from scriptorium.core.sessions.store import SessionStore
 from scriptorium.core.tokens import count_tokens
 
-HEAVY = ("git", "litellm", "textual", "tiktoken", "bm25s", "numpy", "filelock", "mistune")
+HEAVY = ("git", "litellm", "textual", "tiktoken", "bm25s", "numpy", "filelock", "mistune", "hyperscan")
 
 # Runs the console entry point, then reports on stderr which heavy modules it loaded.
 WRAPPER = """
@@ -71,7 +71,7 @@ def test_reading_commands_load_neither_git_nor_the_tokenizer(state: Path) -> Non
     for argv in (["session", "list"], ["core", "--json"], ["search", "build cache"]):
         code, loaded, outputs[argv[0]] = run("--state", str(state), *argv)
         assert code == 0, argv
-        assert not {"git", "tiktoken", "litellm", "bm25s", "numpy", "textual"} & set(loaded), (argv, loaded)
+        assert not {"git", "tiktoken", "litellm", "bm25s", "numpy", "textual", "hyperscan"} & set(loaded), (argv, loaded)
     assert sid in outputs["session"] and "shared runner" in outputs["search"]
     assert json.loads(outputs["core"])["rendered_tokens"] > 0
 
