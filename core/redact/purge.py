@@ -108,8 +108,11 @@ def repositories(state_dir: Path) -> list[Path]:
 
 
 def _files(state_dir: Path) -> Iterator[Path]:
+    """Every file but git's object store (searched object by object instead): a
+    repository's COMMIT_EDITMSG or reflogs are files like any other."""
     for root, dirs, names in os.walk(state_dir):
-        dirs[:] = [d for d in dirs if d != ".git"]
+        if os.path.basename(root) == ".git":
+            dirs[:] = [d for d in dirs if d != "objects"]
         for name in names:
             path = Path(root) / name
             if path.is_file() and not path.is_symlink():

@@ -77,7 +77,7 @@ def leaky_state(run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, secrets: l
         code, doc, _ = run("session", "new", "--title", f"about {secrets[0]}", "--json")
         sid = doc["id"]
         run("session", "append", sid, "--role", "user", "--text", planted, "--json")
-        run("session", "append", sid, "--role", "assistant", "--text", "ok", "--json")
+        run("session", "append", sid, "--role", "assistant", "--text", f"ok: {secrets[0]}", "--json")
         sids.append(sid)
         edit = tmp_path / "ops.md"
         edit.write_text(f"# Ops\n\nThe token is {secrets[0]} for now.\n", encoding="utf-8")
