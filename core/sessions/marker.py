@@ -18,6 +18,7 @@ from pathlib import Path
 
 from ..config import load_config
 from ..paths import StatePaths
+from .index import IndexEntry, SessionIndex
 from .store import SessionStore
 
 PROVIDER = "scriptorium"
@@ -111,20 +112,45 @@ def pending(store: SessionStore, sid: str, tip: str | None = None,
     No mark at all hands over the whole branch (when in doubt, re-process). Rewound
     turns and non-records (tools, runtime turns, summaries) are stepped over.
     """
-    wids = _ids(store, workspace)
     index = store.index(sid)
-    out: list[PendingTurn] = []
-    for e in store.walk_ids(sid, tip, index):
-        if e.rewound or not e.is_record:
-            continue
-        if e.marks.get(MARK_KEY) in wids:
-            break
-        tokens = e.tokens if e.tokens >= 0 else store.token_count(sid, e.id, index)
-        out.append(PendingTurn(e.id, e.kind, tokens, e.created_at))
-    out.reverse()
+    out = _PendingWalk(store, sid, index, _ids(store, workspace)).branch(tip)
     if index.dirty:
         index.save()
     return out
+
+
+class _PendingWalk:
+    """Pending turns of many branches of one index, each node walked once.
+
+    Walking down from a node always yields the same turns, so the first walk through a
+    node remembers where that node's prefix ends in its result; a later branch stops
+    there and copies the prefix (a C-level slice) instead of walking it again. Two
+    thousand branches forking off one long line cost the line once, not two thousand
+    times.
+    """
+
+    def __init__(self, store: SessionStore, sid: str, index: SessionIndex, wids: frozenset[str]) -> None:
+        self.store, self.sid, self.index, self.wids = store, sid, index, wids
+        self.prefix: dict[str, tuple[list[PendingTurn], int]] = {}  # node -> (a result, its length there)
+
+    def branch(self, tip: str | None) -> list[PendingTurn]:
+        walked: list[IndexEntry] = []
+        base: list[PendingTurn] = []
+        for e in self.store.walk_ids(self.sid, tip, self.index):
+            known = self.prefix.get(e.id)
+            if known is not None:
+                base = known[0][: known[1]]
+                break
+            walked.append(e)
+            if not e.rewound and e.is_record and e.marks.get(MARK_KEY) in self.wids:
+                break
+        out = base
+        for e in reversed(walked):
+            if not e.rewound and e.is_record and e.marks.get(MARK_KEY) not in self.wids:
+                tokens = e.tokens if e.tokens >= 0 else self.store.token_count(self.sid, e.id, self.index)
+                out.append(PendingTurn(e.id, e.kind, tokens, e.created_at))
+            self.prefix[e.id] = (out, len(out))
+        return out
 
 
 def _ids(store: SessionStore, workspace: str | frozenset[str] | None) -> frozenset[str]:
@@ -135,10 +161,15 @@ def _ids(store: SessionStore, workspace: str | frozenset[str] | None) -> frozens
 
 def pending_branches(store: SessionStore, sid: str,
                      workspace: str | frozenset[str] | None = None) -> list[BranchPending]:
-    """Every live branch with its pending turns; the head's branch first."""
-    wid = _ids(store, workspace)
+    """Every live branch with its pending turns; the head's branch first. One index, one
+    walk shared by all branches (see _PendingWalk), one save."""
+    index = store.index(sid)
     head = store.head(sid)
-    return [BranchPending(tip, tip == head, pending(store, sid, tip, wid)) for tip in store.list_branches(sid)]
+    walk = _PendingWalk(store, sid, index, _ids(store, workspace))
+    out = [BranchPending(tip, tip == head, walk.branch(tip)) for tip in store.list_branches(sid, index)]
+    if index.dirty:
+        index.save()
+    return out
 
 
 DEFAULT_THRESHOLD = 8000

@@ -523,9 +523,10 @@ class SessionStore:
         """The branch root->tip as full nodes, rewound nodes and ROOT hidden."""
         return [self.node(sid, e.id) for e in self.branch_entries(sid, tip)]
 
-    def list_branches(self, sid: str) -> list[str]:
-        """Every live tip, the head's first, then newest first."""
-        index = self.index(sid)
+    def list_branches(self, sid: str, index: SessionIndex | None = None) -> list[str]:
+        """Every live tip, the head's first, then newest first (`index`: one the caller
+        already holds, so a walk over every branch reads the index once)."""
+        index = index or self.index(sid)
         children = index.children
         entries = index.entries
 

@@ -128,6 +128,24 @@ def test_cut_batch_takes_the_oldest_up_to_the_threshold(store: SessionStore, wid
     assert cut_batch(turns, 10**9) == turns
 
 
+def test_many_forks_of_one_line_each_get_their_own_backlog(store: SessionStore, wid: str) -> None:
+    sid = store.create_session()
+    with store.batch(sid):
+        line = chain(store, sid, "ROOT", 30, "m")
+        mark_written(store, sid, [line[9]], wid)
+        forks = {line[i]: store.append(sid, "assistant", f"retry {i}", predecessor=line[i], move_head=False).id
+                 for i in (3, 9, 10, 20, 28)}
+    branches = pending_branches(store, sid, wid)
+    by_tip = {b.tip: [t.id for t in b.turns] for b in branches}
+    assert branches[0].tip == line[-1] and branches[0].is_head and by_tip[line[-1]] == line[10:]
+    assert by_tip[forks[line[3]]] == line[:4] + [forks[line[3]]]  # forks below the mark: the whole branch
+    assert by_tip[forks[line[9]]] == [forks[line[9]]]  # off the marked turn: only the retry
+    assert by_tip[forks[line[20]]] == line[10:21] + [forks[line[20]]]
+    assert len(branches) == 6
+    for b in branches:  # the shared walk never lets one branch's list leak into another's
+        assert [t.id for t in pending(store, sid, b.tip, wid)] == by_tip[b.tip]
+
+
 # --- property: the walk equals the naive suffix computation on random DAGs ------------
 
 ops = st.lists(
@@ -165,11 +183,15 @@ def test_walk_matches_naive_suffix(tmp_path_factory, script) -> None:
                     store.merge_node_metadata_batch(sid, {branch[r % len(branch)]: {MARK_KEY: wid if r % 3 else "w-ffffffff"}})
             elif op == "spawn" and pick is not None:
                 store.spawn_branch(sid, f"sub {r}", caller=pick.id)
+    expected_by_tip = {}
     for tip in store.list_branches(sid):
         records = branch_records(store, sid, tip)
         nodes = {n.id: n for n in store.get_branch(sid, tip)}
         marked = [i for i, rec in enumerate(records) if nodes[rec.id].metadata.get(MARK_KEY) == wid]
         expected = records[marked[-1] + 1:] if marked else records
+        expected_by_tip[tip] = [r.id for r in expected]
         assert [t.id for t in pending(store, sid, tip, wid)] == [r.id for r in expected]
         for tip_node in nodes.values():
             assert not tip_node.rewound
+    # all branches at once (one shared walk) give exactly what each walk alone gives
+    assert {b.tip: [t.id for t in b.turns] for b in pending_branches(store, sid, wid)} == expected_by_tip
