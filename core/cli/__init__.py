@@ -26,9 +26,18 @@ import argparse
 import importlib
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
-from ..outcome import ScriptoriumError
-from .common import AppOpener, CliContext
+from .common import (EXIT_USAGE, AppOpener, CliContext, CliError, emitted_message, failure_of, report_failure,
+                     reset_emitted)
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse whose usage errors go through the one failure path (one stderr line, exit
+    2, the JSON failure document under `--json`) instead of printing usage and exiting."""
+
+    def error(self, message: str) -> NoReturn:
+        raise CliError(f"{message} (see {self.prog} --help)", EXIT_USAGE, "USAGE")
 
 # name -> (module under this package, one-line help), in help order.
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -67,7 +76,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The parser. With `command`, only that command's module adds its arguments;
     without, every command is a stand-in (name and help: enough for `--help`)."""
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="scriptorium",
         description="Branch-aware long-term memory for AI agents. With no command, opens the TUI.",
     )
@@ -101,21 +110,64 @@ def main(argv: Sequence[str] | None = None, open_app: AppOpener | None = None) -
     runs every command but cannot open the app.
     """
     argv = sys.argv[1:] if argv is None else list(argv)
-    args = build_parser(_command_of(argv)).parse_args(argv)
-    ctx = CliContext.from_args(args, app_opener=open_app)
+    reset_emitted()
+    as_json = "--json" in argv  # until parsed: a usage error under --json is a JSON document too
     try:
+        args = build_parser(_command_of(argv)).parse_args(argv)
+        as_json = bool(getattr(args, "json", False))
+        ctx = CliContext.from_args(args, app_opener=open_app)
+        _check_state_dir(ctx)
         if getattr(args, "func", None) is None:
             return ctx.open_app()
-        code = int(args.func(args, ctx) or 0)
+        with _StderrWatch() as watch:
+            code = int(args.func(args, ctx) or 0)
+        if code != 0 and not watch.wrote:  # a failure says one line on stderr, even after its document
+            print(f"scriptorium: {_one_line(emitted_message() or f'failed (exit {code})')}", file=sys.stderr)
         sys.stdout.flush()  # inside the guard: a reader that went away fails here, not at exit
         return code
-    except ScriptoriumError as exc:  # CliError, or an engine error no handler turned into one
-        print(f"scriptorium: {exc}", file=sys.stderr)
-        return exc.exit_code
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
         return _reader_gone()
+    except Exception as exc:  # noqa: BLE001 - the one place every failure becomes the contract
+        return report_failure(failure_of(exc), as_json)
+
+
+class _StderrWatch:
+    """Notes whether a handler wrote to stderr (a failing one that did not gets one line)."""
+
+    def __init__(self) -> None:
+        self.wrote = False
+
+    def __enter__(self) -> _StderrWatch:
+        self._real = sys.stderr
+        watch = self
+
+        class Proxy:
+            def write(self, text: str) -> int:
+                watch.wrote = watch.wrote or bool(text)
+                return watch._real.write(text)
+
+            def __getattr__(self, name: str) -> object:
+                return getattr(watch._real, name)
+
+        sys.stderr = Proxy()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        sys.stderr = self._real
+
+
+def _one_line(text: str) -> str:
+    from ..sanitize import sanitize_line
+
+    return sanitize_line(" ".join(text.split()))
+
+
+def _check_state_dir(ctx: CliContext) -> None:
+    """`--state` naming something that is not a directory is a usage error, said once here."""
+    if ctx.state_dir.exists() and not ctx.state_dir.is_dir():
+        raise CliError(f"--state {ctx.state_dir} is not a directory", EXIT_USAGE, "STATE_NOT_A_DIRECTORY")
 
 
 def _reader_gone() -> int:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 import sys
 from collections.abc import Callable
@@ -17,17 +18,94 @@ from ..paths import StatePaths, resolve_state_dir
 
 class CliError(ScriptoriumError):
     """A user-facing failure with the exit code it ends the command with (any other
-    `ScriptoriumError` reaching `main` ends it with its own: 75 when retryable, else 1)."""
+    `ScriptoriumError` reaching `main` ends it with its own: 75 when retryable, else 1);
+    `code` names it in the JSON failure document (default: by the exit code)."""
 
     code = "CLI_ERROR"
 
-    def __init__(self, message: str, exit_code: int = EXIT_FAILURE) -> None:
-        super().__init__(message, retryable=exit_code == EXIT_RETRYABLE)
+    def __init__(self, message: str, exit_code: int = EXIT_FAILURE, code: str | None = None) -> None:
+        super().__init__(message, retryable=exit_code == EXIT_RETRYABLE,
+                         code=code or {EXIT_USAGE: "USAGE", EXIT_RETRYABLE: "RETRYABLE"}.get(exit_code))
         self._exit_code = exit_code
 
     @property
     def exit_code(self) -> int:
         return self._exit_code
+
+
+@dataclass(frozen=True)
+class Failure:
+    """What a failed command tells its caller: exit code, stable code, one-line message."""
+
+    exit_code: int
+    code: str
+    message: str
+
+    def to_json(self) -> dict[str, str]:
+        outcome = "retryable" if self.exit_code == EXIT_RETRYABLE else "permanent"
+        return {"outcome": outcome, "code": self.code, "message": self.message}
+
+
+# errno -> stable code. None of these heals by itself (a full disk, a read-only mount or
+# a permission stays until someone acts), so they exit 1, never 75.
+_OS_CODES = {
+    errno.ENOSPC: "DISK_FULL", errno.EDQUOT: "DISK_FULL", errno.EROFS: "READ_ONLY_FILESYSTEM",
+    errno.EACCES: "PERMISSION_DENIED", errno.EPERM: "PERMISSION_DENIED", errno.ENOTDIR: "NOT_A_DIRECTORY",
+    errno.EISDIR: "IS_A_DIRECTORY", errno.ENOENT: "NOT_FOUND", errno.ENAMETOOLONG: "NAME_TOO_LONG",
+    errno.EMFILE: "TOO_MANY_OPEN_FILES", errno.EIO: "IO_ERROR",
+}
+_OS_RETRYABLE = {errno.EAGAIN: "BUSY", errno.EBUSY: "BUSY", errno.EINTR: "INTERRUPTED"}
+
+
+def _one_line(text: str) -> str:
+    from ..sanitize import sanitize_line
+
+    return sanitize_line(" ".join(text.split())) or "failed"
+
+
+def _os_message(exc: OSError) -> str:
+    where = exc.filename if exc.filename is not None else ""
+    what = exc.strerror or str(exc)
+    return f"{what}: {where}" if where else what
+
+
+def _lasting_os_error(exc: BaseException) -> OSError | None:
+    """The OSError in `exc`'s cause chain that will not heal by itself, if any."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, OSError) and current.errno in _OS_CODES and current.errno != errno.ENOENT:
+            return current
+        current = current.__cause__ or current.__context__
+    return None
+
+
+def failure_of(exc: BaseException) -> Failure:
+    """The one mapping from an exception to the CLI's contract (0 ok / 1 failure / 2 usage /
+    75 only for what heals by itself). Engine errors carry `code` and `retryable`
+    (outcome.py)."""
+    lasting = _lasting_os_error(exc)
+    if lasting is not None:  # e.g. a retryable InstallError whose cause is a full disk: it stays full
+        return Failure(EXIT_FAILURE, _OS_CODES[lasting.errno or 0], _one_line(str(exc)))
+    if isinstance(exc, ScriptoriumError):  # CliError, or an engine error no handler turned into one
+        return Failure(exc.exit_code, exc.code, _one_line(str(exc)))
+    if isinstance(exc, OSError):
+        if exc.errno in _OS_RETRYABLE:
+            return Failure(EXIT_RETRYABLE, _OS_RETRYABLE[exc.errno], _one_line(_os_message(exc)))
+        return Failure(EXIT_FAILURE, _OS_CODES.get(exc.errno or 0, "OS_ERROR"), _one_line(_os_message(exc)))
+    if isinstance(exc, (ValueError, UnicodeError)):
+        return Failure(EXIT_FAILURE, "INVALID_INPUT", _one_line(f"{exc}"))
+    return Failure(EXIT_FAILURE, "INTERNAL_ERROR", _one_line(f"{type(exc).__name__}: {exc}"))
+
+
+def report_failure(failure: Failure, as_json: bool) -> int:
+    """One line on stderr and, under `--json` (unless the command already printed its
+    document), the failure document on stdout; the exit code."""
+    if as_json and not emitted():
+        emit_json(failure.to_json())
+    print(f"scriptorium: {failure.message}", file=sys.stderr)
+    return failure.exit_code
 
 
 AppOpener = Callable[[Path], int]
@@ -60,14 +138,42 @@ class CliContext:
         return SessionStore(self.state_dir)
 
 
+_emitted: list[Any] = []  # the JSON document this command printed (one per command)
+
+
+def emitted() -> bool:
+    return bool(_emitted)
+
+
+def emitted_message() -> str | None:
+    """The `message` (else `code`) of the document this command printed, if it has one."""
+    doc = _emitted[0] if _emitted else None
+    if isinstance(doc, dict):
+        text = doc.get("message") or doc.get("code")
+        return text if isinstance(text, str) and text else None
+    return None
+
+
+def reset_emitted() -> None:
+    _emitted.clear()
+
+
 def emit_json(doc: Any) -> None:
     """Print exactly one JSON document on stdout."""
+    _emitted[:] = [doc]
     json.dump(doc, sys.stdout, ensure_ascii=False, indent=2, sort_keys=False)
     sys.stdout.write("\n")
 
 
 def add_json_flag(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print one JSON document")
+
+
+def nonempty(text: str) -> str:
+    """argparse type for texts that must say something (`--reason`)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("must not be empty")
+    return text
 
 
 def positive_int(text: str) -> int:

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..sanitize import sanitize_line
-from .common import CliContext, CliError, add_json_flag, emit_json
+from .common import CliContext, CliError, add_json_flag, emit_json, nonempty
 
 if TYPE_CHECKING:
     from ..memory import TransactionResult
@@ -30,7 +30,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     retire = ts.add_parser("retire", help="take a block out of memory, recording why")
     retire.add_argument("topic", help="path under topics/ holding the block")
     retire.add_argument("block_id")
-    retire.add_argument("--reason", required=True, help="why the block leaves (recorded in the audit log)")
+    retire.add_argument("--reason", required=True, type=nonempty, help="why the block leaves (recorded in the audit log)")
     add_json_flag(retire)
     retire.set_defaults(func=cmd_retire)
 

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
+import os
+import stat
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import orjson
 
+from ..outcome import ScriptoriumError
 from .plan import SessionPlan, parse_time
 from .resume import FileMark
 
@@ -33,7 +36,7 @@ def iter_records(path: Path, plan: SessionPlan, mark: FileMark | None = None) ->
     """
     plan.sources.append(path)
     mark = mark if mark is not None else FileMark()
-    with open(path, "rb") as fh:
+    with open_regular(path) as fh:
         fh.seek(mark.offset)
         for number, raw in enumerate(fh, start=mark.lines + 1):
             if not raw.endswith(b"\n"):
@@ -56,10 +59,26 @@ def iter_records(path: Path, plan: SessionPlan, mark: FileMark | None = None) ->
             yield number, record
 
 
+class NotARegularFile(ScriptoriumError, ValueError):
+    """A `*.jsonl` that is a FIFO, a device or a socket: reading it could block forever."""
+
+    code = "NOT_A_REGULAR_FILE"
+
+
+def open_regular(path: Path) -> BinaryIO:
+    """Open `path` for reading only if it is a regular file (opened without blocking, then
+    checked on the descriptor itself: a FIFO's open would wait for a writer)."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise NotARegularFile(f"not a regular file, refused: {path}")
+    return os.fdopen(fd, "rb")
+
+
 def peek_records(path: Path, limit: int = 64) -> Iterator[dict[str, Any]]:
     """The first well-formed objects of a file, for grouping files before a full read."""
     try:
-        with open(path, "rb") as fh:
+        with open_regular(path) as fh:
             for count, raw in enumerate(fh):
                 if count >= limit or not raw.endswith(b"\n"):
                     return
@@ -79,7 +98,7 @@ def discover_jsonl(paths: Iterable[Path], relatives: Callable[[Path], Iterable[P
     found: dict[Path, None] = {}
     for path in paths:
         if path.is_dir():
-            found.update(dict.fromkeys(sorted(path.rglob("*.jsonl"))))
+            found.update(dict.fromkeys(p for p in sorted(path.rglob("*.jsonl")) if p.is_file()))
             continue
         found[path] = None
         if relatives is not None:
