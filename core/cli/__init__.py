@@ -72,6 +72,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "hook": ("hook", "answer an agent's hook (Claude Code, Codex, pi); always exits 0"),
 }
 
+REPORTS_STATE = frozenset({"doctor"})  # commands that diagnose an unusable --state themselves
+
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The parser. With `command`, only that command's module adds its arguments;
@@ -116,7 +118,8 @@ def main(argv: Sequence[str] | None = None, open_app: AppOpener | None = None) -
         args = build_parser(_command_of(argv)).parse_args(argv)
         as_json = bool(getattr(args, "json", False))
         ctx = CliContext.from_args(args, app_opener=open_app)
-        _check_state_dir(ctx)
+        if args.command not in REPORTS_STATE:
+            _check_state_dir(ctx)
         if getattr(args, "func", None) is None:
             return ctx.open_app()
         with _StderrWatch() as watch:
