@@ -108,3 +108,9 @@ class PlannerCache(dict[str, Planner]):
             return planner
         self.pop(key, None)
         return None
+
+    def forget(self, session_id: str) -> None:
+        """Drop the planners of a session whose nodes could not all be written: their marks
+        are past those lines, so the next import must read the files again."""
+        for key in [k for k, planner in self.items() if planner.plan.session_id == session_id]:
+            del self[key]

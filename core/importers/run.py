@@ -144,6 +144,10 @@ def import_sources(store: SessionStore, kind: str, paths: Iterable[Path] | None 
             raise
         pool.shutdown(wait=True)
     report.sessions += [f.result() for f in running]
+    if planners is not None:
+        for result in report.sessions:
+            if result.errors:
+                planners.forget(result.session_id)
     report.seconds = time.monotonic() - started
     return report
 

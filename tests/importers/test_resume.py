@@ -59,3 +59,25 @@ def test_an_unchanged_file_costs_nothing_and_a_rewritten_one_is_read_again(tmp_p
     live.write_bytes(rewritten)
     third = import_sources(store, "pi", [live], planners=planners)
     assert third.bytes == len(rewritten)  # the fingerprint changed: read from the start
+
+
+def test_a_session_that_failed_to_write_is_read_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The planner's marks are past lines whose nodes never reached the store: forget them."""
+    from scriptorium.core.importers import apply as apply_module
+    from scriptorium.core.sessions.store import SessionError
+
+    live = tmp_path / "live" / "s.jsonl"
+    live.parent.mkdir()
+    live.write_bytes(PI_SMALL.read_bytes())
+    store, planners = SessionStore(tmp_path / "state"), PlannerCache()
+    real = apply_module._append
+
+    def broken(store_, sid, node):
+        raise SessionError("disk full")
+
+    monkeypatch.setattr(apply_module, "_append", broken)
+    failed = import_sources(store, "pi", [live], planners=planners)
+    assert failed.errors and not planners
+    monkeypatch.setattr(apply_module, "_append", real)
+    again = import_sources(store, "pi", [live], planners=planners)
+    assert not again.errors and again.nodes_added > 0 and again.bytes == live.stat().st_size
