@@ -3,6 +3,7 @@ result and by the CLI for any engine error that reaches it."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -47,5 +48,6 @@ def test_an_engine_error_reaching_the_cli_is_one_line_and_its_exit_code(
     with ws.lock(0):  # a transaction elsewhere holds the lock: LockBusy, no handler catches it
         code = main(["--state", str(state), "topic", "save", "people/ada.md", "--from", str(new), "--json"])
     out, err = capsys.readouterr()
-    assert code == EXIT_RETRYABLE and out == ""
-    assert err.startswith("scriptorium: ") and len(err.strip().splitlines()) == 1
+    assert code == EXIT_RETRYABLE and err.startswith("scriptorium: ") and len(err.strip().splitlines()) == 1
+    doc = json.loads(out)  # under --json, the failure document carries the error's code and outcome
+    assert doc["outcome"] == "retryable" and doc["code"] == LockBusy.code
