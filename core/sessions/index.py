@@ -32,6 +32,7 @@ from .paths import SessionPaths
 INDEX_VERSION = 1
 RACY_NS = 100_000_000  # 100 ms: coarser than any common file-system timestamp tick
 MARK_PREFIX = "memory_written_"
+JOURNAL_MAX = 1 << 20  # bytes of journalled rows before a full save folds them in
 
 
 @dataclass(slots=True)
@@ -173,6 +174,49 @@ class SessionIndex:
         except (OSError, ValueError, KeyError, TypeError, IndexError):
             self.entries, self.fp, self.captured_ns = {}, NO_FINGERPRINT, 0
 
+        self._apply_journal()
+
+    @property
+    def journal_path(self) -> Path:
+        return SessionPaths(self.session_dir).index_journal
+
+    def _apply_journal(self) -> None:
+        """Rows appended by marks since the last full save (see `append_journal`). A journal
+        is only a hint: the fingerprint is dropped, so the stats re-verify every entry."""
+        try:
+            data = self.journal_path.read_bytes()
+        except OSError:
+            return
+        for line in data.splitlines():
+            try:
+                row = IndexEntry.from_row(json.loads(line))
+            except (ValueError, TypeError, IndexError):
+                continue  # a torn last line of a killed writer
+            old = self.entries.get(row.id)
+            if row.tokens < 0 and old is not None:
+                row.tokens = old.tokens  # a metadata merge never changes the text
+            self.entries[row.id] = row
+            self.max_seq = max(self.max_seq, row.seq)
+        self.fp, self.captured_ns = NO_FINGERPRINT, 0
+
+    @staticmethod
+    def append_journal(session_dir: Path, entries: list[IndexEntry]) -> None:
+        """Note rewritten entries without rewriting the index (marking costs what it writes);
+        past JOURNAL_MAX bytes the next full save folds the journal in."""
+        path = SessionPaths(session_dir).index_journal
+        try:
+            with open(path, "ab") as fh:
+                fh.write("".join(json.dumps(e.to_row(), ensure_ascii=False, separators=(",", ":")) + "\n"
+                                 for e in entries).encode("utf-8"))
+        except OSError:
+            pass  # a lost hint: the stats re-verify anyway
+
+    def journal_is_long(self) -> bool:
+        try:
+            return self.journal_path.stat().st_size > JOURNAL_MAX
+        except OSError:
+            return False
+
     def is_fresh(self) -> bool:
         current = fingerprint(self.session_dir)
         if current != self.fp:
@@ -224,6 +268,7 @@ class SessionIndex:
         self.index_path.parent.mkdir(exist_ok=True)
         try:
             atomic_write_text(self.index_path, json.dumps(doc, ensure_ascii=False, separators=(",", ":")), durable=False)
+            self.journal_path.unlink(missing_ok=True)  # folded in
             self.dirty = False
         except OSError:
             pass  # a cache that cannot be saved is rebuilt next time

@@ -195,5 +195,5 @@ def mark_written(store: SessionStore, sid: str, node_ids: Iterable[str], workspa
     """Mark exactly these nodes as written by this workspace — never a sweep."""
     wid = workspace or workspace_id(store.state_dir)
     ids = list(dict.fromkeys(node_ids))
-    store.merge_node_metadata_batch(sid, {nid: {MARK_KEY: wid} for nid in ids})
+    store.mark_nodes(sid, {nid: {MARK_KEY: wid} for nid in ids})
     return ids

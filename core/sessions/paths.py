@@ -87,6 +87,11 @@ class SessionPaths:
         return self.runtime / "index.json"
 
     @property
+    def index_journal(self) -> Path:
+        """Index rows appended by marks since the last full save."""
+        return self.runtime / "index.journal"
+
+    @property
     def generation(self) -> Path:
         """The write generation, bumped under the lock after every write."""
         return self.runtime / "gen"

@@ -19,11 +19,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from . import repo as session_git
-from ..fsutil import atomic_write_bytes, write_file_batched
+from ..fsutil import atomic_write_bytes, atomic_write_many, write_file_batched
 from ..git_locks import clear_stale_locks
 from ..paths import StatePaths
 from .pack import PackedCommit
-from .nodes import ROLE_ALIASES, ROOT_ID, Node, clean_text, valid_node_id
+from .nodes import FILENAME_RE, ROLE_ALIASES, ROOT_ID, Node, clean_text, valid_node_id
 from .index import IndexEntry, NodeFileError, SessionIndex, bump_generation, read_node_file
 from .paths import META_REL, WORKDIR_KEEP_REL, SessionPaths, node_rel
 from .registry import update_registry
@@ -372,7 +372,7 @@ class SessionStore:
         deferred session-init files are no leftovers: they join our next commit.)"""
         clear_stale_locks(SessionPaths(d).git, locked_at)
         if session_git.flag_is_up(d) and sid not in self._unborn:
-            if paths := session_git.leftovers(d):
+            if paths := session_git.leftovers(d):  # marks awaiting a commit, or a killed writer's files
                 session_git.commit_paths(self._repo(d), paths, "recover: files an interrupted write left uncommitted")
         session_git.set_flag(d, True)
 
@@ -597,6 +597,56 @@ class SessionStore:
                 index.save()
         return paths
 
+    def mark_nodes(self, sid: str, patches: Mapping[str, Mapping[str, Any]]) -> list[str]:
+        """Merge metadata patches (written marks) at the cost of what they write: each node
+        file is rewritten and fsynced before this returns, but there is no git commit and
+        no index rewrite. The uncommitted flag stays up, so the session's next writer
+        commits them into history first (as after a crash: `_begin_writes`); the
+        index gets a journal line (SessionIndex.append_journal). Inside a batch: as
+        `merge_node_metadata_batch`."""
+        if not patches:
+            return []
+        if sid in self._batches:
+            return self.merge_node_metadata_batch(sid, patches)
+        d = self._require(sid)
+        layout = SessionPaths(d)
+        layout.runtime.mkdir(exist_ok=True)
+        with _session_lock(layout):
+            index = self._indexes.get(sid)
+            files = ({n: e.filename for n in patches if (e := index.entries.get(n)) is not None} if index is not None
+                     else _node_files(layout.history, set(patches)))
+            missing = [n for n in patches if n not in files]
+            if missing:
+                raise UnknownNode(f"unknown node(s) in session {sid}: {', '.join(missing)}")
+            session_git.set_flag(d, True)  # written ahead of their commit
+            nodes = []
+            for nid, filename in files.items():
+                try:
+                    node = read_node_file(layout.node(filename))
+                except NodeFileError as exc:
+                    raise InvalidNode(str(exc)) from exc
+                node.metadata.update(patches[nid])
+                nodes.append((node, filename))
+            atomic_write_many([(layout.node(f), node.to_json_bytes()) for node, f in nodes])
+            entries = []
+            for node, filename in nodes:
+                st = layout.node(filename).stat()
+                old = index.entries.get(node.id) if index is not None else None
+                entries.append(IndexEntry.from_node(node, filename, (st.st_mtime_ns, st.st_size),
+                                                    old.tokens if old is not None else -1))
+            if index is not None:
+                for e in entries:
+                    index.record_write(e)
+                index.forget_fingerprint()
+            bump_generation(d)
+            if index is not None and index.journal_is_long():
+                index.save()
+            else:
+                SessionIndex.append_journal(d, entries)
+                if index is not None:
+                    index.dirty = False
+        return [node_rel(f) for f in files.values()]
+
     def _merge_locked(self, sid: str, index: SessionIndex, patches: Mapping[str, Mapping[str, Any]]) -> list[str]:
         nodes = []
         for nid in patches:
@@ -674,6 +724,18 @@ def _session_lock(layout: SessionPaths) -> FileLock:
     from filelock import FileLock
 
     return FileLock(str(layout.lock), timeout=LOCK_TIMEOUT_S)
+
+
+def _node_files(history: Path, ids: set[str]) -> dict[str, str]:
+    """Node id -> file name for `ids`, from the names alone (no index loaded)."""
+    out = {}
+    with os.scandir(history) as it:
+        for entry in it:
+            name = entry.name
+            parts = name.split("-", 2)  # NNNN-r-<id>.json; the full check only for the few wanted
+            if len(parts) == 3 and parts[2][:-5] in ids and FILENAME_RE.match(name):
+                out[parts[2][:-5]] = name
+    return out
 
 
 def _num(value: Any) -> float:

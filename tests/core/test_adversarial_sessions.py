@@ -60,9 +60,15 @@ def test_corrupt_node_json_does_not_change_other_files(store: SessionStore) -> N
     fresh = SessionStore(store.state_dir)
     with pytest.raises(SessionError, match=path.name):
         fresh.append(sid, "user", "c")
-    with pytest.raises(SessionError):
-        mark_written(fresh, sid, [a.id])
     assert other.read_bytes() == before
+    corrupt = path.read_bytes()
+    # marking reads and writes only the nodes it marks (issue 20: it costs what it writes),
+    # so a good turn can still be marked; the corrupt file is never touched
+    mark_written(fresh, sid, [a.id])
+    assert path.read_bytes() == corrupt
+    with pytest.raises(SessionError):
+        mark_written(fresh, sid, [b.id])
+    assert path.read_bytes() == corrupt
 
 
 @pytest.mark.parametrize("content", [b"", b"{", b"[]", b'{"local_batches": "many", "creation_order": 3}', b"\xff\xfe"])
