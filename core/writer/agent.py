@@ -84,7 +84,8 @@ def run_agent(*, model: str, system: str, prompt: str, tools: TopicTools, stage:
             messages.append({"role": "tool", "tool_call_id": call["id"], "name": name, "content": output})
             if monitor is not None:
                 monitor.called(name)
-    run.audit.append({"tool": "agent", "status": "ok", "reason": run.stop_reason, "rounds": run.rounds,
+    run.audit.append({"tool": "agent", "status": "ok", "reason": run.stop_reason, "reply": _clip(run.reply),
+                      "rounds": run.rounds,
                       "turns": turns, "input_tokens": run.input_tokens, "output_tokens": run.output_tokens})
     return run
 

@@ -5,12 +5,15 @@ the conversation so far (the task, the tool calls it already made and their resu
 and returns the next tool calls, or a final answer. So the agent loop, the tools and
 the transaction run exactly as they do with a real model.
 
-As a writer it files one cited block per user/assistant exchange under a topic named
-after the exchange's most frequent keyword (an existing topic when one matches),
-citing the exchange's records with writer-local labels `[^e1]` that the transaction
-turns into permanent ids. As an organizer (offered `retire_block`) it merges blocks
-whose claims are identical: the first one stays, the others are removed and retired
-with a reason, and links to them are repointed. Offered no tools (a plain chat), it
+As a writer it takes notes (distil.py): it drops chatter and questions that carry no
+fact, keeps content as standalone sentences naming their subject, merges what several
+turns say about one thing into one block cited to all of them, and files the blocks
+under topics named after what they are about (filing.py), rules, preferences and
+identity facts in `core.md` while its budget lasts. Citations use writer-local labels
+`[^e1]` that the transaction turns into permanent ids. As an organizer (offered
+`retire_block`) it merges near-duplicate blocks: the first one stays and takes over
+the other's citations, the others are removed and retired with a reason, and links to
+them are repointed. Offered no tools (a plain chat), it
 says that no language model is configured and echoes what it heard.
 """
 
@@ -18,31 +21,19 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
-from .keywords import keywords, slug
+from .filing import CORE, Context, Filed, Record, plan, render, title
+from .keywords import stems
 from .model import OFFLINE_MODEL, Reply, Step, register_provider
+from .prompts import NOTHING_TO_KEEP
 
-CLAIM_CHARS = {"user": 220, "assistant": 320}
-_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}")
+DEFAULT_CORE_BUDGET = 2000  # memory/core_render.py's default, when the task does not say
 _LISTED = re.compile(r"^(.+?\.md)  \(\d+ bytes\)$")
-
-
-@dataclass
-class _Item:
-    ref: str
-    role: str
-    content: str
-    time: str
-
-
-@dataclass
-class _Exchange:
-    items: list[_Item] = field(default_factory=list)
-
-    def text(self, role: str) -> str:
-        return " ".join(i.content for i in self.items if i.role == role)
+_SPEAKERS = re.compile(r"^- speakers: user = (.*?), assistant = (.*)$", re.M)
+_CWD = re.compile(r"^- working directory: (.*)$", re.M)
+_BUDGET = re.compile(r"^- core budget: (\d+) tokens", re.M)
 
 
 @dataclass
@@ -105,9 +96,9 @@ def _history(messages: list[dict[str, Any]]) -> list[_Call]:
     return calls
 
 
-def _items(task: str) -> list[_Item]:
+def _records(task: str) -> list[Record]:
     """The records of the task: JSON lines with a `ref` (a repair task repeats them)."""
-    out: dict[str, _Item] = {}
+    out: dict[str, Record] = {}
     for line in task.splitlines():
         if not line.startswith("{"):
             continue
@@ -116,19 +107,19 @@ def _items(task: str) -> list[_Item]:
         except ValueError:
             continue
         if isinstance(doc, dict) and isinstance(doc.get("ref"), str) and isinstance(doc.get("content"), str):
-            out.setdefault(doc["ref"], _Item(doc["ref"], str(doc.get("role") or "user"), doc["content"],
-                                             str(doc.get("time") or "undated")))
+            out.setdefault(doc["ref"], Record(doc["ref"], str(doc.get("role") or "user"), doc["content"],
+                                              str(doc.get("time") or "undated")))
     return list(out.values())
 
 
-def _exchanges(items: list[_Item]) -> list[_Exchange]:
-    """A user record opens an exchange; the replies that follow belong to it."""
-    out: list[_Exchange] = []
-    for item in items:
-        if item.role == "user" or not out:
-            out.append(_Exchange())
-        out[-1].items.append(item)
-    return out
+def _context(task: str) -> Context:
+    """The task's `## Session` lines (prompts.SessionContext.section)."""
+    speakers = _SPEAKERS.search(task)
+    cwd = _CWD.search(task)
+    budget = _BUDGET.search(task)
+    return Context(speakers.group(1).strip() if speakers and speakers.group(1) != "the user" else "",
+                   speakers.group(2).strip() if speakers and speakers.group(2) != "the assistant" else "",
+                   cwd.group(1).strip() if cwd else "", int(budget.group(1)) if budget else 0)
 
 
 def _listed(calls: list[_Call]) -> list[str] | None:
@@ -161,65 +152,43 @@ def _write_step(task: str, calls: list[_Call]) -> Step:
     answer = _finished(calls, ("write_file",))
     if answer is not None:
         return answer
-    items = _items(task)
-    if not items:
+    records = _records(task)
+    if not records:
         return "There are no records to write."
     listed = _listed(calls)
     if listed is None:
         return [("list_files", {})]
-    exchanges = _exchanges(items)
-    existing = {p: p for p in listed}
-    by_stem = {p.rsplit("/", 1)[-1][:-3]: p for p in listed}
-    plan: dict[str, list[_Exchange]] = {}
-    for exchange in exchanges:
-        words = keywords(exchange.text("user") + " " + exchange.text("assistant"))
-        path = next((by_stem[slug(w)] for w in words[:8] if slug(w) in by_stem), None)
-        if path is None:
-            path = f"{slug(words[0]) if words else 'notes'}.md"
-            by_stem[path[:-3]] = path
-        plan.setdefault(path, []).append(exchange)
+    context = _context(task)
+    filed = plan(records, context, listed)
+    if not filed:
+        return NOTHING_TO_KEEP
     reads = _reads(calls)
-    missing = [p for p in plan if p in existing and p not in reads]
+    wanted = {f.path for f in filed} | {f.fallback for f in filed if f.path == CORE}
+    missing = sorted(p for p in wanted if p in listed and p not in reads)
     if missing:
         return [("read_file", {"path": p}) for p in missing]
-    label = 0
-    writes = []
-    for path, group in plan.items():
-        parts = [reads[path].rstrip("\n")] if path in reads else [f"# {_title(path)}"]
-        for exchange in group:
-            label += 1
-            parts.append(_block(exchange, f"e{label}", _title(path).casefold()))
-        writes.append(("write_file", {"path": path, "content": "\n\n".join(parts) + "\n"}))
-    return writes
+    _fit_core(filed, reads.get(CORE, ""), context.core_budget or DEFAULT_CORE_BUDGET)
+    files: dict[str, list[str]] = {}
+    for n, item in enumerate(filed, 1):
+        if item.path not in files:
+            files[item.path] = [reads[item.path].rstrip("\n")] if item.path in reads else [f"# {title(item.path)}"]
+        files[item.path].append(render(item, f"e{n}"))
+    return [("write_file", {"path": path, "content": "\n\n".join(parts) + "\n"}) for path, parts in files.items()]
 
 
-def _title(path: str) -> str:
-    stem = path.rsplit("/", 1)[-1][:-3]
-    return stem[:1].upper() + stem[1:].replace("-", " ")
+def _fit_core(filed: list[Filed], core_text: str, budget: int) -> None:
+    """Core blocks while the core's render budget lasts; the rest go to their topic."""
+    from ..tokens import count_tokens
 
-
-def _block(exchange: _Exchange, label: str, keyword: str) -> str:
-    claims = []
-    for role, prefix in (("user", "Q: "), ("assistant", "A: ")):
-        text = _inline(exchange.text(role), CLAIM_CHARS[role])
-        if text:
-            claims.append(prefix + text)
-    if not claims:  # nothing printable was said (NUL, bidi marks only): a block still needs content
-        claims.append("(a turn without printable text)")
-    times = [i.time[:10] for i in exchange.items if _DATE.match(i.time)]
-    when = times[0] if times else "undated"
-    links = ", ".join(f"[{_inline(keyword, 40) or 'record'}]({i.ref})" for i in exchange.items)
-    return f"{' '.join(claims)}[^{label}]\n\n[^{label}]: Time: `{when}`; Sources: {links}"
-
-
-def _inline(text: str, limit: int) -> str:
-    """Conversation text made safe inside one paragraph: one line, no brackets (no
-    citations, links or block ids can be forged), no HTML comment openers, and no
-    trailing backslash (it would escape the citation that follows: `C:\\temp\\[^e1]`)."""
-    text = "".join(ch for ch in text if ch.isprintable() or ch.isspace())
-    text = " ".join(text.split()).replace("[", "(").replace("]", ")").replace("<!--", "<!- -").replace("^", "\u02c6")
-    text = text if len(text) <= limit else text[: limit - 1].rstrip() + "\u2026"
-    return text.rstrip("\\").rstrip()
+    used = count_tokens(core_text)
+    for n, item in enumerate(filed, 1):
+        if item.path != CORE:
+            continue
+        size = count_tokens(render(item, f"e{n}"))
+        if used + size > budget:
+            item.path = item.fallback
+        else:
+            used += size
 
 
 # -- organizer ---------------------------------------------------------------------------
@@ -239,31 +208,46 @@ def _organize_step(calls: list[_Call]) -> Step:
     return _merge_duplicates(reads) or "Nothing to reorganize: no duplicate blocks."
 
 
+NEAR_DUPLICATE = 0.8  # share of content stems two blocks have in common (Jaccard) to count as one
+
+
 def _merge_duplicates(files: dict[str, str]) -> list[tuple[str, dict[str, Any]]]:
+    """Blocks that say the same (identical, or sharing most content stems) become one: the
+    first stays and takes over the others' citations; the others are retired."""
     from ..memory.topics import parse_topic
 
-    keep: dict[str, str] = {}  # claim -> surviving block id
+    kept: list[tuple[str, Any, set[str]]] = []  # surviving (path, block, stems)
     retired: dict[str, str] = {}  # retired id -> surviving id
     drop: dict[str, list[Any]] = {}
+    moved: dict[tuple[str, str], list[str]] = {}  # (path, surviving id) -> the definition lines it takes over
     docs = {path: parse_topic(path, text) for path, text in sorted(files.items())}
     for path, doc in docs.items():
         for block in doc.blocks:
-            if block.legacy:
+            if block.legacy or not block.block_id:
                 continue
-            claim = " ".join(block.content.casefold().split())
-            if claim in keep:
-                for bid in block.ids:
-                    retired[bid] = keep[claim]
-                drop.setdefault(path, []).append(block)
-            elif block.block_id is not None:
-                keep[claim] = block.block_id
+            words = stems(block.content)
+            twin = next((k for k in kept if _same(words, k[2], block.content, k[1].content)), None)
+            if twin is None:
+                kept.append((path, block, words))
+                continue
+            for bid in block.ids:
+                retired[bid] = twin[1].block_id
+            drop.setdefault(path, []).append(block)
+            lines = moved.setdefault((twin[0], twin[1].block_id), [])
+            for citation in dict.fromkeys(c.id for c in block.citations):
+                definition = doc.definitions.get(citation)
+                if definition is not None:
+                    lines.append(doc.lines[definition.index])
     if not retired:
         return []
     steps: list[tuple[str, dict[str, Any]]] = [
-        ("retire_block", {"block_id": bid, "reason": f"duplicate of ^{target} (same claim)"})
+        ("retire_block", {"block_id": bid, "reason": f"duplicate of ^{target} (the same claim)"})
         for bid, target in retired.items()]
     for path, doc in docs.items():
         text = _without(doc, drop.get(path, []))
+        for (where, bid), lines in moved.items():
+            if where == path and lines:
+                text = _cite_more(text, bid, lines)
         for bid, target in retired.items():
             text = text.replace(f"#^{bid})", f"#^{target})")
         if text == files[path]:
@@ -271,6 +255,43 @@ def _merge_duplicates(files: dict[str, str]) -> list[tuple[str, dict[str, Any]]]
         remaining = parse_topic(path, text).blocks
         steps.append(("write_file", {"path": path, "content": text}) if remaining else ("delete_file", {"path": path}))
     return steps
+
+
+def _same(a: set[str], b: set[str], text_a: str, text_b: str) -> bool:
+    if " ".join(text_a.casefold().split()) == " ".join(text_b.casefold().split()):
+        return True
+    return len(a) >= 3 and len(b) >= 3 and len(a & b) / len(a | b) >= NEAR_DUPLICATE
+
+
+def _cite_more(text: str, block_id: str, definitions: list[str]) -> str:
+    """The surviving block also cites what its duplicates cited (their definitions join the file)."""
+    from ..memory.topics import parse_topic
+
+    doc = parse_topic("", text)
+    block = next((b for b in doc.blocks if b.block_id == block_id), None)
+    if block is None:
+        return text
+    have = {c.id for c in block.citations}
+    new = []
+    for line in definitions:
+        label = line.split("]:", 1)[0].removeprefix("[^")
+        if label not in have:
+            have.add(label)
+            new.append((label, line))
+    if not new:
+        return text
+    lines = doc.lines[:]
+    last = block.end - 1
+    markers = "".join(f"[^{label}]" for label, _ in new)
+    suffix = f" ^{block_id}"
+    if lines[last].endswith(suffix):
+        body = lines[last][: -len(suffix)]
+        lines[last] = body + markers + suffix
+    else:
+        lines[last] += markers
+    missing = [line for label, line in new if label not in doc.definitions]
+    out = "\n".join(lines).rstrip("\n")
+    return out + ("\n\n" + "\n".join(missing) if missing else "") + "\n"
 
 
 def _without(doc: Any, blocks: list[Any]) -> str:

@@ -39,7 +39,7 @@ from .counters import batch_written, note_sleep, sleep_due
 from .editing import Rejected, changed_files, edit_with_repair
 from .migration import migrate, needs_migration
 from .model import model_timeout, resolve_model
-from .prompts import Evidence, write_task
+from .prompts import NOTHING_TO_KEEP, Evidence, SessionContext, session_context, write_task
 from .reorganize import organize
 from ..writer_status import record_outcome, record_session_outcome
 from .tools import WRITER_TOOLS
@@ -101,6 +101,14 @@ def finish(store: SessionStore, session_id: str, *, model: str | None = None) ->
                 w.drain(session_id, tip, "all" if store.is_spawn_branch(session_id, tip) else "full")
 
     return _Run(store, model).run(session_id, None, body)
+
+
+def _nothing_to_keep(audit: list[dict[str, Any]]) -> bool:
+    """The writer edited nothing and answered that the batch holds nothing worth keeping
+    (silence, or an edit that failed, is not that: WRITER_NO_PROGRESS)."""
+    edits = [e for e in audit if e.get("tool") in ("write_file", "edit_file", "delete_file")]
+    replies = [str(e.get("reply", "")).strip() for e in audit if e.get("tool") == "agent"]
+    return not edits and bool(replies) and replies[-1] == NOTHING_TO_KEEP
 
 
 @contextmanager
@@ -237,16 +245,27 @@ class _Run:
             txn.archive(sources)
             txn.count(batch_written(sum(t.tokens for t in batch)))
             result, audit = edit_with_repair(txn, paths=self.paths, model=self.model,
-                                             task=write_task(items, txn.topics_dir), tools=WRITER_TOOLS,
+                                             task=write_task(items, txn.topics_dir, self._context(sid)),
+                                             tools=WRITER_TOOLS,
                                              stage="write", turns=len(records), timeout=self.timeout)
         install.checkpoint("batch-installed")  # between install and marking: a crash here is a duplicate
         changed = changed_files(audit)
+        if not changed and _nothing_to_keep(audit):  # said so explicitly: the turns are handled, no topic changes
+            mark_written(self.store, sid, ids, self.wid)
+            return BatchResult(ids, [], None)
         if not changed:
             raise _Stop(Failure("WRITER_NO_PROGRESS", False,
                                 f"the writer changed no topic file for {len(ids)} turn(s); nothing marked, "
                                 "the turns stay pending"))
         mark_written(self.store, sid, ids, self.wid)
         return BatchResult(ids, changed, result.commit, result.redactions)
+
+    def _context(self, sid: str) -> SessionContext:
+        try:
+            meta = self.store.meta(sid)
+        except (OSError, ValueError, SessionError):
+            meta = {}
+        return session_context(meta, self.ws.core_budget())
 
     def _archive(self, sources: list[SourceRecord], sid: str) -> None:
         """Evidence first, in its own transaction, unless the archive already holds it

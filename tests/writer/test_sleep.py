@@ -13,6 +13,7 @@ from .conftest import chain, history, tree
 from .scripted import scripted
 
 QUESTION = "which database does the billing service use?"
+FACT = "Billing runs on postgres 16."  # the offline writer's note of the answer (the question tells nothing)
 
 
 def _set(paths, **values):
@@ -56,7 +57,8 @@ def test_preview_returns_the_diff_and_installs_nothing(store):
     before, head = tree(live), Workspace.open(store.state_dir).repo.head.commit.hexsha
     result = sleep(store.state_dir, preview=True)
     assert (result.outcome, result.code) == ("ok", "PREVIEW")
-    assert len(result.changed_files) == 1 and result.diff.count(f"-Q: {QUESTION}") == 1
+    assert len(result.changed_files) == 1 and result.diff.count(f"-{FACT}") == 2 \
+        and result.diff.count(f"+{FACT}") == 1  # one goes; the survivor also cites what it cited
     assert result.commit is None
     assert tree(live) == before and Workspace.open(store.state_dir).repo.head.commit.hexsha == head
 
@@ -64,7 +66,7 @@ def test_preview_returns_the_diff_and_installs_nothing(store):
 def test_sleep_merges_duplicates_with_retirements_and_reports_only_changed_files(store):
     live = _duplicated(store)
     topics_before = {p: t for p, t in tree(live).items() if p.startswith("topics/")}
-    assert sum(t.decode().count(f"Q: {QUESTION}") for t in topics_before.values()) == 2
+    assert sum(t.decode().count(FACT) for t in topics_before.values()) == 2
     result = sleep(store.state_dir)
     assert (result.outcome, result.code) == ("ok", "REORGANIZED") and result.commit
     changed = [p for p, t in tree(live).items() if p.startswith("topics/") and topics_before.get(p) != t]
@@ -73,7 +75,7 @@ def test_sleep_merges_duplicates_with_retirements_and_reports_only_changed_files
     read = {e["arguments"]["path"] for e in organize["audit"] if e.get("tool") == "read_file"}
     assert len(read) == len(topics_before) > len(result.changed_files)  # read everything, reports what changed
     after = "".join(t.decode() for p, t in tree(live).items() if p.startswith("topics/"))
-    assert after.count(f"Q: {QUESTION}") == 1
+    assert after.count(FACT) == 1
     record = Workspace.open(store.state_dir).audit_log()[0]
     assert record["kind"] == "sleep" and len(record["retired"]) == 1
     assert record["retired"][0]["reason"].startswith("duplicate of ^")
@@ -85,7 +87,7 @@ def test_sleep_merges_duplicates_with_retirements_and_reports_only_changed_files
 def test_an_organizer_dropping_a_block_without_retiring_it_is_rejected(store):
     live = _duplicated(store)
     before = tree(live)
-    topic = next(p for p in before if p.startswith("topics/") and QUESTION in before[p].decode())
+    topic = next(p for p in before if p.startswith("topics/") and FACT in before[p].decode())
     path = topic[len("topics/"):]
 
     def drop_everything(messages):

@@ -14,6 +14,7 @@ from .conftest import chain, history, tree
 from .scripted import scripted
 
 QUESTION = "which queue does the billing service use?"
+FACT = "Billing uses rabbitmq."  # the offline writer's note of the answer
 
 
 def _duplicated(store):
@@ -77,7 +78,7 @@ def test_install_preview_refuses_when_memory_changed_since(store):
     live = _duplicated(store)
     preview = sleep(store.state_dir, preview=True)
     ws = Workspace.open(store.state_dir)
-    topic = next(p for p in ws.topic_paths() if QUESTION in ws.read_topic(p))
+    topic = next(p for p in ws.topic_paths() if FACT in ws.read_topic(p))
     assert save_topic(ws, topic, ws.read_topic(topic).replace("rabbitmq", "RabbitMQ")).outcome == "installed"
     before, head = tree(live), _head(store)
     result = install_preview(store.state_dir, preview.preview)
@@ -89,7 +90,7 @@ def test_install_preview_refuses_when_memory_changed_since(store):
 def test_a_rejected_organizer_edit_carries_its_diagnostics(store):
     live = _duplicated(store)
     before = tree(live)
-    path = next(p for p in before if p.startswith("topics/") and QUESTION in before[p].decode())[len("topics/"):]
+    path = next(p for p in before if p.startswith("topics/") and FACT in before[p].decode())[len("topics/"):]
 
     def drop(messages):
         return [("write_file", {"path": path, "content": "# Emptied\n"})]

@@ -210,7 +210,7 @@ def test_crash_between_install_and_marking_redoes_the_batch(store):
     assert redo.outcome == "ok" and [b.turns for b in redo.batches] == [["u1", "a1"]]
     assert marked(store, sid) == ["u1", "a1"]
     text = "".join(t.decode() for t in tree(live / "topics").values())
-    assert text.count("where does the staging cluster move?") == 1  # the sleep that followed merged the duplicate
+    assert text.casefold().count("where does the staging cluster move?") == 1  # the sleep that followed merged the duplicate
     retired = json.loads((live / ".scriptorium" / "retired.json").read_text())
     assert len(retired) == 1 and "duplicate" in next(iter(retired.values()))["reason"]
 
@@ -247,7 +247,8 @@ def test_model_path_traversal_is_refused_and_nothing_outside_staging_changes(sto
     outside.write_text("precious\n")
     stages = []
     real_task = pipeline_module.write_task
-    monkeypatch.setattr(pipeline_module, "write_task", lambda items, topics: stages.append(topics) or real_task(items, topics))
+    monkeypatch.setattr(pipeline_module, "write_task",
+                        lambda items, topics, *rest: stages.append(topics) or real_task(items, topics, *rest))
 
     def plant_symlinks(messages):
         (stages[-1] / "link.md").symlink_to(outside)
