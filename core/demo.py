@@ -187,13 +187,13 @@ def _onboarding(s: _Script) -> DemoSession:
              "from IT on the first day.", s.keys("m2", "m4"))])
 
 
-# (session id, title, start of its first turn relative to `now`, script)
+# (session id, title, working directory, start of its first turn relative to `now`, script)
 SESSIONS = (
-    ("demo-build-cache", "Build cache design", -2 * DAY, _build_cache),
-    ("demo-checkout", "Checkout latency regression", -5 * 3600, _checkout_latency),
-    ("demo-deploy-window", "周五部署窗口", -3 * DAY, _deploy_window),
-    ("demo-rust-cleanup", "Rust target 目录清理", -DAY, _rust_cleanup),
-    ("demo-onboarding", "Onboarding checklist", -9 * DAY, _onboarding),
+    ("demo-build-cache", "Build cache design", "~/src/ci-runners", -2 * DAY, _build_cache),
+    ("demo-checkout", "Checkout latency regression", "~/src/shop", -5 * 3600, _checkout_latency),
+    ("demo-deploy-window", "周五部署窗口", "~/src/release-process", -3 * DAY, _deploy_window),
+    ("demo-rust-cleanup", "Rust target 目录清理", "~/src/ci-runners", -DAY, _rust_cleanup),
+    ("demo-onboarding", "Onboarding checklist", "~/src/handbook", -9 * DAY, _onboarding),
 )
 
 
@@ -236,8 +236,8 @@ def build_demo(state_dir: Path, now: float | None = None) -> list[str]:
     if store.session_ids():
         raise ValueError(f"{state_dir} already holds sessions")
     sessions = []
-    for sid, title, start, script in SESSIONS:
-        store.create_session(title=title, session_id=sid)
+    for sid, title, cwd, start, script in SESSIONS:
+        store.create_session(title=title, session_id=sid, cwd=cwd)  # a coding agent's session knows where it ran
         with store.batch(sid, message="demo: build"):
             sessions.append(script(_Script(store, sid, now + start)))
     write_demo_batches(store, sessions)

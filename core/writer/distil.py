@@ -269,7 +269,7 @@ def _note(sentence: str, turn: Turn) -> Note | None:
         return None
     if sentence.endswith(("?", "？")):
         first = _WORD.match(sentence)
-        if first is None or first.group(0).casefold() in _QUESTION_OPENERS:
+        if first is None or first.group(0).casefold() in _QUESTION_OPENERS or sentence.endswith("？"):
             return None
     if turn.role == "assistant" and _NARRATION.match(sentence) and not re.search(r"\b(?:because|instead|so that)\b",
                                                                                 sentence, re.I):
