@@ -20,6 +20,7 @@ says that no language model is configured and echoes what it heard.
 from __future__ import annotations
 
 import json
+import posixpath
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -30,6 +31,7 @@ from .model import OFFLINE_MODEL, Reply, Step, register_provider
 from .prompts import NOTHING_TO_KEEP
 
 DEFAULT_CORE_BUDGET = 2000  # memory/core_render.py's default, when the task does not say
+_LINK = re.compile(r"\]\(([^)\s]+)\)")
 _LISTED = re.compile(r"^(.+?\.md)  \(\d+ bytes\)$")
 _SPEAKERS = re.compile(r"^- speakers: user = (.*?), assistant = (.*)$", re.M)
 _CWD = re.compile(r"^- working directory: (.*)$", re.M)
@@ -237,7 +239,7 @@ def _merge_duplicates(files: dict[str, str]) -> list[tuple[str, dict[str, Any]]]
             for citation in dict.fromkeys(c.id for c in block.citations):
                 definition = doc.definitions.get(citation)
                 if definition is not None:
-                    lines.append(doc.lines[definition.index])
+                    lines.append(_rebase(doc.lines[definition.index], path, twin[0]))
     if not retired:
         return []
     steps: list[tuple[str, dict[str, Any]]] = [
@@ -255,6 +257,16 @@ def _merge_duplicates(files: dict[str, str]) -> list[tuple[str, dict[str, Any]]]
         remaining = parse_topic(path, text).blocks
         steps.append(("write_file", {"path": path, "content": text}) if remaining else ("delete_file", {"path": path}))
     return steps
+
+
+def _rebase(line: str, source: str, target: str) -> str:
+    """A definition line moved from topic `source` to topic `target`: its relative links
+    still point at the same records."""
+    from ..memory.topics import root_to_topic_rel, topic_rel_to_root
+
+    if posixpath.dirname(source) == posixpath.dirname(target):
+        return line
+    return _LINK.sub(lambda m: f"]({root_to_topic_rel(target, topic_rel_to_root(source, m.group(1)))})", line)
 
 
 def _same(a: set[str], b: set[str], text_a: str, text_b: str) -> bool:

@@ -198,3 +198,17 @@ def test_sleep_merges_near_duplicates_across_sessions(tmp_path):
     after = [(p, b) for p, t in _topics(store).items() for b in parse_topic(p[len("topics/"):], t).blocks]
     assert len(after) == 1 and after[0][1].block_id == before[0].block_id
     assert len({c.id for c in after[0][1].citations}) == 2  # the survivor cites both sessions
+
+
+def test_a_batch_of_only_chatter_is_handled_without_a_topic_change(tmp_path):
+    """The writer says 'Nothing to keep.': the turns are marked, no topic is written; a model
+    that silently edits nothing still gets WRITER_NO_PROGRESS (tests/writer/test_write.py)."""
+    from .conftest import marked
+
+    store = SessionStore(tmp_path / "state")
+    sid = store.create_session("chatter")
+    chain(store, sid, ["u1", "a1", "u2"], text={"u1": "ok thanks!", "a1": "You're welcome!", "u2": "wow"}.__getitem__)
+    result = finish(store, sid)
+    assert (result.outcome, result.code) == ("ok", "WRITTEN") and result.batches[0].changed_files == []
+    assert marked(store, sid) == ["u1", "a1", "u2"]
+    assert not _topics(store)
