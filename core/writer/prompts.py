@@ -104,12 +104,13 @@ AGENT_NAMES = {"claude-code": "Claude", "codex": "Codex", "pi": "pi"}
 def session_context(meta: dict, core_budget: int = 0) -> SessionContext:
     """The context of a session's metadata: `speakers` ({"user": ..., "assistant": ...}),
     the importer's `source` (which agent answered) and `cwd`."""
-    speakers = meta.get("speakers") if isinstance(meta.get("speakers"), dict) else {}
-    user = speakers.get("user") if isinstance(speakers.get("user"), str) else ""
-    assistant = speakers.get("assistant") if isinstance(speakers.get("assistant"), str) else ""
+    raw = meta.get("speakers")
+    speakers: dict = raw if isinstance(raw, dict) else {}
+    user = name if isinstance(name := speakers.get("user"), str) else ""
+    assistant = name if isinstance(name := speakers.get("assistant"), str) else ""
     source = meta.get("source")
     assistant = assistant or (AGENT_NAMES.get(source, "") if isinstance(source, str) else "")
-    cwd = meta.get("cwd") if isinstance(meta.get("cwd"), str) else ""
+    cwd = value if isinstance(value := meta.get("cwd"), str) else ""
     return SessionContext(" ".join(user.split())[:60], " ".join(assistant.split())[:60], cwd, core_budget)
 
 
