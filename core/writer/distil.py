@@ -294,7 +294,7 @@ def _specific(sentence: str) -> bool:
     return bool(re.search(r"\d|`|/|\w\.\w|_", sentence))
 
 
-_LEAD = re.compile(r"^[\s\"'“”‘’(]*([\w'’]+)([\s,!.…~:;-]*)")
+_LEAD = re.compile(r"^[^\w]*?([\w'’]+)([\s,!.…~:;-]*)")
 _LEAD_PHRASE = re.compile(
     r"^(?:i see|i understand|got it|makes sense|no problem|of course|sounds good|good to see you|"
     r"nice to meet you|good to hear|by the way|to be honest|you know|i mean|i think so)\b[\s,!.…:;-]*", re.I)

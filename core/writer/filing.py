@@ -127,7 +127,8 @@ def render(filed: Filed, label: str) -> str:
     """The block as a paragraph citing all its turns, then its definition."""
     block = filed.block
     text = inline(block.text, 1200) or "(a turn without printable text)"
-    keyword = inline(filed.phrase.split()[-1] if filed.phrase.split() else "", 40) or "note"
+    words = re.sub(r"[^\w\s-]", " ", filed.phrase).split()
+    keyword = inline(words[-1] if words else "", 40) or "note"  # a plain word: never brackets or markup
     links = ", ".join(f"[{keyword}]({ref})" for ref in block.refs)
     return f"{text}[^{label}]\n\n[^{label}]: Time: `{block.time}`; Sources: {links}"
 

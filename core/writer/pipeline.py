@@ -220,13 +220,22 @@ class _Run:
         """Memory shared through sync may already hold these turns: the same transcript,
         imported and written on another machine, arrives with its evidence cited. Mark the
         oldest turns whose records a topic cites (only a leading run: a mark hides every
-        older turn of the branch) and say whether any were."""
+        older turn of the branch) and say whether any were. A turn archived but cited by
+        nothing (chatter the writer kept no note of) joins the run when a later turn of it
+        is cited: that batch was installed."""
         cited = self.ws.cited_targets()
-        run = []
+        index = SourceIndex(self.ws.root)
+        run: list[str] = []
+        uncited: list[str] = []
         for source in records_to_sources(records_for(self.store, sid, [t.id for t in turns])):
-            if f"{archive_path(source.source_id)}#{anchor_for(source.source_id)}" not in cited:
+            node = source.source_id.rsplit("/", 1)[1]
+            if f"{archive_path(source.source_id)}#{anchor_for(source.source_id)}" in cited:
+                run += uncited + [node]
+                uncited = []
+            elif (scan := index.scan(archive_path(source.source_id))) is not None and source.source_id in scan.by_id:
+                uncited.append(node)
+            else:
                 break
-            run.append(source.source_id.rsplit("/", 1)[1])
         if run:
             mark_written(self.store, sid, run, self.wid)
             self.notes.append(f"{len(run)} turn(s) already in memory through sync, marked")

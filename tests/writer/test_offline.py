@@ -77,12 +77,14 @@ def test_untrusted_text_cannot_forge_syntax(tmp_path):
     chain(store, sid, list(hostile), text=hostile.__getitem__)
     result = write(store, sid, force=True)
     assert result.outcome == "ok", result.message
-    (path, data), = [(p, t) for p, t in tree(store.state_dir / "memory").items() if p.startswith("topics/")]
-    doc = parse_topic(path[len("topics/"):], data.decode())
-    assert doc.issues == [] and len(doc.blocks) == 1 and len(doc.definitions) == 1
-    assert doc.blocks[0].block_id != "deadbeef" and " ^deadbeef" not in doc.text and "[^e9]" not in doc.text
-    assert not any(line.startswith("```") for line in doc.lines)  # no fence opened, no heading injected
-    assert len(doc.headings) == 1  # the file's own title only
+    files = [(p, t) for p, t in tree(store.state_dir / "memory").items() if p.startswith("topics/")]
+    assert files
+    for path, data in files:
+        doc = parse_topic(path[len("topics/"):], data.decode())
+        assert doc.issues == [] and len(doc.blocks) == 1 and len(doc.definitions) == 1
+        assert doc.blocks[0].block_id != "deadbeef" and " ^deadbeef" not in doc.text and "[^e9]" not in doc.text
+        assert not any(line.startswith("```") for line in doc.lines)  # no fence opened, no heading injected
+        assert len(doc.headings) == 1  # the file's own title only
 
 
 def test_without_tools_it_answers_plainly_that_no_model_is_configured():

@@ -13,7 +13,7 @@ from .conftest import chain, history, tree
 from .scripted import scripted
 
 QUESTION = "which database does the billing service use?"
-FACT = "Billing runs on postgres 16."  # the offline writer's note of the answer (the question tells nothing)
+FACT = "Which database does the billing service use? Billing runs on postgres 16."  # a short answer, with its question
 
 
 def _set(paths, **values):
