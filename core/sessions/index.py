@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from ..fsutil import atomic_write_text
-from .nodes import FILENAME_RE, Node
+from .nodes import FILENAME_RE, Node, classify, text_of
 from .paths import SessionPaths
 
 INDEX_VERSION = 1
@@ -72,6 +72,37 @@ class IndexEntry:
             marks={k: v for k, v in md.items() if k.startswith(MARK_PREFIX) and isinstance(v, str)},
             filename=filename,
             stat=stat,
+        )
+
+    @classmethod
+    def from_payload(cls, payload: Any, filename: str, stat: tuple[int, int], tokens: int = -1) -> "IndexEntry":
+        """Straight from a node file's JSON, no `Node` built and thrown away (first open of a
+        session without an index reads thousands); the same checks as `Node.from_payload`."""
+        if not isinstance(payload, dict):
+            raise ValueError("node payload is not an object")
+        nid, role = payload.get("id"), payload.get("role")
+        if not isinstance(nid, str) or not nid:
+            raise ValueError("node has no id")
+        if role not in ("user", "llm", "code"):
+            raise ValueError(f"node {nid} has unknown role {role!r}")
+        seq = payload.get("seq", 0)
+        md = payload.get("metadata") or {}
+        pred = payload.get("predecessor")
+        if not isinstance(seq, int) or not isinstance(md, dict):
+            raise ValueError(f"node {nid} has a malformed seq or metadata")
+        if pred is not None and not isinstance(pred, str):
+            raise ValueError(f"node {nid} has a malformed predecessor")
+        created = payload.get("created_at") or 0.0
+        kind = classify(nid, role, payload.get("name") or "", md)
+        is_record = kind in ("user", "assistant") and bool(text_of(payload.get("output", "")).strip())
+        return cls(
+            id=nid, seq=seq, role=role, kind=kind, predecessor=pred or None, caller=payload.get("caller") or "",
+            created_at=float(created) if isinstance(created, (int, float)) else 0.0,
+            tokens=tokens if is_record else 0, rewound=bool(md.get("rewound")),
+            spawn_root=bool(md.get("spawn_branch_root")) or md.get("source") == "agent_spawn",
+            is_record=is_record,
+            marks={k: v for k, v in md.items() if k.startswith(MARK_PREFIX) and isinstance(v, str)},
+            filename=filename, stat=stat,
         )
 
     def to_row(self) -> list[Any]:
@@ -130,6 +161,21 @@ def read_node_file(path: Path) -> Node:
         return Node.from_payload(payload)
     except (OSError, ValueError, UnicodeDecodeError) as exc:
         raise NodeFileError(path, str(exc)) from exc
+
+
+def _read_entry(path: str, filename: str, stat: tuple[int, int], tokens: int) -> IndexEntry:
+    import orjson  # C parser: a first open reads every node file once
+
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read()
+        try:
+            payload = orjson.loads(data)
+        except orjson.JSONDecodeError:
+            payload = json.loads(data)  # what orjson refuses (lone surrogates, huge ints) the stdlib may take
+        return IndexEntry.from_payload(payload, filename, stat, tokens)
+    except (OSError, ValueError, UnicodeDecodeError) as exc:
+        raise NodeFileError(Path(path), str(exc)) from exc
 
 
 @dataclass
@@ -245,9 +291,9 @@ class SessionIndex:
             if known is not None and known.stat == stat:
                 seen[known.id] = known
                 continue
-            node = read_node_file(Path(entry.path))
             tokens = known.tokens if known is not None and known.stat[1] == stat[1] else -1
-            seen[node.id] = IndexEntry.from_node(node, entry.name, stat, tokens)
+            e = _read_entry(entry.path, entry.name, stat, tokens)
+            seen[e.id] = e
             changed = True
         if len(seen) != len(self.entries):
             changed = True
