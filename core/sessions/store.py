@@ -270,9 +270,9 @@ class SessionStore:
         layout.runtime.mkdir(exist_ok=True)
         lock = _session_lock(layout)
         with lock:
-            self._begin_writes(sid, d, time.time())
+            carried = self._begin_writes(sid, d, time.time(), fold=True)
             index = self.index(sid)
-            self._batches[sid] = _Batch(message, set(), lock, dict(self.meta(sid)), PackedCommit(d))
+            self._batches[sid] = _Batch(message, carried, lock, dict(self.meta(sid)), PackedCommit(d))
             try:
                 yield
             finally:
@@ -364,7 +364,7 @@ class SessionStore:
             yield self.index(sid)
             session_git.set_flag(d, False)  # every locked write ends with its commit
 
-    def _begin_writes(self, sid: str, d: Path, locked_at: float) -> None:
+    def _begin_writes(self, sid: str, d: Path, locked_at: float, *, fold: bool = False) -> set[str]:
         """Under the session lock (acquired at `locked_at`), before writing files a commit
         will follow: clear the git locks a killed git left (git_locks.py), commit whatever
         an interrupted writer left on disk ahead of its commit (its flag is still up),
@@ -373,8 +373,12 @@ class SessionStore:
         clear_stale_locks(SessionPaths(d).git, locked_at)
         if session_git.flag_is_up(d) and sid not in self._unborn:
             if paths := session_git.leftovers(d):  # marks awaiting a commit, or a killed writer's files
+                if fold:  # a batch takes them into its own commit
+                    session_git.set_flag(d, True)
+                    return set(paths)
                 session_git.commit_paths(self._repo(d), paths, "recover: files an interrupted write left uncommitted")
         session_git.set_flag(d, True)
+        return set()
 
     def append(
         self,
