@@ -53,3 +53,10 @@ class TransactionClosed(WorkspaceError):
     """The transaction was already committed or closed."""
 
     code = "TRANSACTION_CLOSED"
+
+
+class SymlinkRefused(WorkspaceError):
+    """A path a transaction would read or write goes through a symbolic link (a git pull
+    can create one): writing through it could land outside the workspace."""
+
+    code = "SYMLINK_REFUSED"

@@ -36,7 +36,7 @@ import git
 
 from ..fsutil import atomic_write_text, fsync_dir
 from . import audit, history
-from .errors import InstallError
+from .errors import InstallError, SymlinkRefused
 
 JOURNAL = "journal.json"
 BACKUP = ".scriptorium-block-backup"
@@ -60,6 +60,16 @@ class Change:
     data: bytes | None  # None: delete the file
 
 
+def refuse_symlinks(root: Path, rel: str) -> None:
+    """Raise `SymlinkRefused` when any part of `root/rel` below `root` is a symbolic link."""
+    path = root
+    for part in Path(rel).parts:
+        path = path / part
+        if path.is_symlink():
+            raise SymlinkRefused(f"refused: {path.relative_to(root).as_posix()} is a symbolic link "
+                                 "(memory is never written through one; replace it by a real directory or file)")
+
+
 def _write_synced(path: Path, data: bytes) -> None:
     with open(path, "wb", opener=lambda p, flags: os.open(p, flags, 0o600)) as fh:
         fh.write(data)
@@ -80,6 +90,7 @@ def _prune_empty(directory: Path, root: Path) -> None:
 def _apply(root: Path, entries: list[dict[str, Any]]) -> None:
     touched: set[Path] = set()
     for entry in entries:
+        refuse_symlinks(root, entry["path"])  # one planted since the journal was written
         target = root / entry["path"]
         if entry["write"]:
             staged = root / BACKUP / f"{entry['slot']}.new"

@@ -3,6 +3,7 @@ retryable failure; nothing is lost or interleaved."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import textwrap
@@ -68,7 +69,8 @@ def test_the_cli_reports_a_busy_lock_as_exit_75(seeded: Seeded, tmp_path: Path) 
         cli = subprocess.run([sys.executable, "-m", "scriptorium.core.cli", "--state", str(ws.state_dir),
                               "topic", "save", "people/ada.md", "--from", str(draft), "--json"],
                              capture_output=True, text=True, timeout=60)
-        assert cli.returncode == 75 and "lock" in cli.stderr and cli.stdout == ""
+        assert cli.returncode == 75 and "lock" in cli.stderr
+        assert json.loads(cli.stdout)["outcome"] == "retryable"  # --json: one document, 75 included
     finally:
         holder.kill()
         holder.wait(timeout=60)

@@ -132,10 +132,10 @@ def test_cli_shape_and_exit_codes(seeded: Seeded, capsys: pytest.CaptureFixture[
     assert {d["rule"] for d in doc["diagnostics"]} == {"link-resolves"}
 
     code, doc, err = run(capsys, state, "revert", "nonsense", "--json")
-    assert code == 1 and doc is None and "no such commit" in err
+    assert code == 1 and doc["outcome"] == "permanent" and "no such commit" in err  # the failure document
 
     with ws.lock(0):
         code, doc, err = run(capsys, state, "revert", edited, "--json")
-    assert code == 75 and doc is None and err.strip()
+    assert code == 75 and doc["outcome"] == "retryable" and doc["code"] == "CONCURRENT_UPDATE" and err.strip()
     with ws.lock(0), pytest.raises(LockBusy):
         revert_commit(ws, edited, lock_timeout=0)

@@ -32,7 +32,8 @@ def test_get_json_and_unknown_block(memory: Path, capsys):
     assert code == 0 and doc["block_id"] == "0a0b0c0d" and doc["path"] == "topics/people/ada.md"
     assert doc["citations"][0]["sources"][0]["source_id"] == "openprogram/s1/m3"
     code, out, err = _run(capsys, state, "get", "deadbeef", "--json")
-    assert code == 1 and out == "" and err.count("\n") == 1 and "deadbeef" in err
+    assert code == 1 and err.count("\n") == 1 and "deadbeef" in err
+    assert json.loads(out)["outcome"] == "permanent"  # --json: the failure document
 
 
 def test_search_on_an_empty_state_dir(tmp_path: Path, capsys):

@@ -45,7 +45,7 @@ from ..workspace import Workspace
 from .changes import RuntimeUpdate, change_set
 from .judge import judge
 from .result import TransactionResult
-from .stage import Baseline, Stage, read_bytes
+from .stage import Baseline, Stage, read_bytes, remove_stale_stages, stage_prefix
 
 KINDS = ("write", "sleep", "edit", "revert", "migrate", "sync")
 VERSIONED_FILES = ("workspaces.json",)  # root files a transaction may write besides topics and sources
@@ -104,7 +104,8 @@ class Transaction:
         with ExitStack() as stack:
             stack.enter_context(self.ws.lock(self.lock_timeout))
             self.ws.recover_locked()
-            self._stage = Stage(Baseline.read(self.ws))  # the baseline before anything is copied
+            remove_stale_stages(self.ws)  # a killed transaction's, under the lock: none is live
+            self._stage = Stage(Baseline.read(self.ws), stage_prefix(self.ws))  # the baseline before the copy
             stack.callback(self._stage.remove)
             self._stack = stack.pop_all()
 

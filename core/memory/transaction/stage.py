@@ -11,6 +11,7 @@ whether anything there changed at all.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 import tempfile
@@ -21,16 +22,20 @@ from typing import Any
 
 from ...paths import StatePaths
 from ...runtime_state import load_runtime
-from ..errors import ArchiveError
+from ..errors import ArchiveError, SymlinkRefused
 from ..retired import load_retired
 from ..sources import SourceRecord, colliding_paths, group_by_archive, is_v2_path, plan_append, scan_archive
 from ..topics import TopicDoc, parse_cached
 from ..workspace import Workspace
 
 
-def walk_files(root: Path) -> dict[str, str]:
-    """Every regular file under `root`: posix path relative to it -> os path; symlinks skipped."""
+def walk_files(root: Path, *, refuse_links: bool = False) -> dict[str, str]:
+    """Every regular file under `root`: posix path relative to it -> os path; symlinks
+    skipped, or with `refuse_links` refused (`SymlinkRefused`: a transaction reads and
+    writes only real files inside the workspace)."""
     out: dict[str, str] = {}
+    if refuse_links and root.is_symlink():
+        raise SymlinkRefused(f"refused: {root.name}/ is a symbolic link (memory is never read or written through one)")
 
     def walk(directory: str, prefix: str) -> None:
         try:
@@ -38,6 +43,9 @@ def walk_files(root: Path) -> dict[str, str]:
         except (FileNotFoundError, NotADirectoryError):
             return
         for entry in entries:
+            if refuse_links and entry.is_symlink():
+                raise SymlinkRefused(f"refused: {root.name}/{prefix}{entry.name} is a symbolic link (memory is never "
+                                     "read or written through one; replace it by a real directory or file)")
             if entry.is_dir(follow_symlinks=False):
                 walk(entry.path, f"{prefix}{entry.name}/")
             elif entry.is_file(follow_symlinks=False):
@@ -74,6 +82,38 @@ def _stage_parent() -> str | None:
     return shm if os.path.isdir(shm) and os.access(shm, os.W_OK | os.X_OK) else None
 
 
+def stage_prefix(ws: Workspace) -> str:
+    """The name prefix of this workspace's stages (its resolved path, hashed)."""
+    digest = hashlib.sha256(str(ws.root.resolve()).encode("utf-8", "surrogateescape")).hexdigest()[:12]
+    return f"scriptorium-stage-{digest}-"
+
+
+def remove_stale_stages(ws: Workspace) -> int:
+    """Remove the stages a killed transaction of this workspace left (in RAM under /dev/shm,
+    forever otherwise). Call with the write lock held: no live stage of it exists then."""
+    parent = _stage_parent() or tempfile.gettempdir()
+    prefix = stage_prefix(ws)
+    removed = 0
+    try:
+        names = [n for n in os.listdir(parent) if n.startswith(prefix)]
+    except OSError:
+        return 0
+    for name in names:
+        _remove_tree(Path(parent) / name)
+        removed += 1
+    return removed
+
+
+def _remove_tree(tmp: Path) -> None:
+    """rmtree, first making the read-only `sources/` of a stage writable again."""
+    for dirpath, _dirs, _files in os.walk(tmp):
+        try:
+            os.chmod(dirpath, 0o755)
+        except OSError:
+            pass
+    shutil.rmtree(tmp, ignore_errors=True)
+
+
 @dataclass
 class Baseline:
     """The live workspace as the transaction found it (read under the lock)."""
@@ -87,12 +127,12 @@ class Baseline:
     @classmethod
     def read(cls, ws: Workspace) -> Baseline:
         topics: dict[str, bytes] = {}
-        for rel, path in walk_files(ws.topics).items():
+        for rel, path in walk_files(ws.topics, refuse_links=True).items():
             if rel.endswith(".md"):
                 with open(path, "rb") as fh:
                     topics[rel] = fh.read()
         docs = {rel: parse_cached(rel, data.decode("utf-8", errors="replace")) for rel, data in topics.items()}
-        return cls(topics, docs, walk_files(ws.sources), load_runtime(ws.paths), load_retired(ws.runtime))
+        return cls(topics, docs, walk_files(ws.sources, refuse_links=True), load_runtime(ws.paths), load_retired(ws.runtime))
 
     def home(self, block_id: str) -> TopicDoc | None:
         """The live document holding `block_id` (a moved block's evidence is found there)."""
@@ -102,8 +142,8 @@ class Baseline:
 class Stage:
     """A temp copy of the workspace's topics and archive; `remove()` throws it away."""
 
-    def __init__(self, baseline: Baseline) -> None:
-        self.tmp = Path(tempfile.mkdtemp(prefix="scriptorium-stage-", dir=_stage_parent()))
+    def __init__(self, baseline: Baseline, prefix: str = "scriptorium-stage-") -> None:
+        self.tmp = Path(tempfile.mkdtemp(prefix=prefix, dir=_stage_parent()))
         self.paths = StatePaths(self.tmp)  # runtime_state can save into it
         self.root = self.paths.memory
         self.baseline = baseline
