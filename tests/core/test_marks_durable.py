@@ -21,7 +21,7 @@ from scriptorium.core.sessions.store import SessionStore
 from scriptorium.core.sessions.marker import mark_written
 ids = sys.argv[3].split(",")
 mark_written(SessionStore(sys.argv[1]), sys.argv[2], ids, sys.argv[4])
-print("git" in sys.modules, flush=True)  # marking never loads GitPython
+print("git" in sys.modules or "filelock" in sys.modules, flush=True)  # marking loads neither GitPython nor filelock
 os.kill(os.getpid(), signal.SIGKILL)  # the marks are durable; no commit ever ran
 """
 
