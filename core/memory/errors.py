@@ -60,3 +60,9 @@ class SymlinkRefused(WorkspaceError):
     can create one): writing through it could land outside the workspace."""
 
     code = "SYMLINK_REFUSED"
+
+
+class RepositoryBusy(WorkspaceError):
+    """The memory repository is mid-merge, mid-rebase or detached: a person must settle it."""
+
+    code = "REPOSITORY_MID_OPERATION"

@@ -36,7 +36,7 @@ import git
 
 from ..fsutil import atomic_write_text, fsync_dir
 from . import audit, history
-from .errors import InstallError, SymlinkRefused
+from .errors import InstallError, RepositoryBusy, SymlinkRefused
 
 JOURNAL = "journal.json"
 BACKUP = ".scriptorium-block-backup"
@@ -68,6 +68,23 @@ def refuse_symlinks(root: Path, rel: str) -> None:
         if path.is_symlink():
             raise SymlinkRefused(f"refused: {path.relative_to(root).as_posix()} is a symbolic link "
                                  "(memory is never written through one; replace it by a real directory or file)")
+
+
+def refuse_mid_operation(root: Path) -> None:
+    """Refuse (`RepositoryBusy`, nothing changed) while the memory repository is mid-merge,
+    mid-rebase or on a detached HEAD: an install's commit would conclude or bury that."""
+    git_dir = root / ".git"
+    for name, what in (("MERGE_HEAD", "an unfinished merge"), ("rebase-merge", "an unfinished rebase"),
+                       ("rebase-apply", "an unfinished rebase"), ("CHERRY_PICK_HEAD", "an unfinished cherry-pick"),
+                       ("REVERT_HEAD", "an unfinished revert")):
+        if os.path.lexists(git_dir / name):
+            raise RepositoryBusy(f"the memory repository is in {what}; finish or abort it (git -C {root}) first")
+    try:
+        head = (git_dir / "HEAD").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return
+    if not head.startswith("ref: "):
+        raise RepositoryBusy(f"the memory repository is on a detached HEAD; check out its branch (git -C {root}) first")
 
 
 def _write_synced(path: Path, data: bytes) -> None:
@@ -154,6 +171,9 @@ def install(
 ) -> str | None:
     """Install `changes` (paths relative to `root`); returns the commit sha (None when
     no versioned file changed). Raises `InstallError` after rolling back."""
+    refuse_mid_operation(root)
+    for change in changes:
+        refuse_symlinks(root, change.path)  # before anything changed
     backup = root / BACKUP
     shutil.rmtree(backup, ignore_errors=True)
     entries: list[dict[str, Any]] = []
