@@ -181,6 +181,7 @@ def purge(state_dir: Path, scrub: Scrubber, report: PurgeReport) -> PurgeReport:
             lock_dir = state_dir / rel / ".scriptorium"
             lock_dir.mkdir(exist_ok=True)
             locks.enter_context(FileLock(str(lock_dir / "lock"), timeout=LOCK_TIMEOUT_S))
+            _commit_leftovers(state_dir / rel)  # marks await their commit: the rewrite must keep them
         renames: dict[str, str] = {}
         for repo in report.repositories:
             renames.update(_rewrite_history(state_dir / repo.path, scrub))
@@ -200,6 +201,15 @@ def purge(state_dir: Path, scrub: Scrubber, report: PurgeReport) -> PurgeReport:
     report.problems = workspace_problems(state_dir)
     report.done = True
     return report
+
+
+def _commit_leftovers(d: Path) -> None:
+    from ..sessions import repo as session_git
+
+    if (d / ".git").is_dir() and session_git.flag_is_up(d):
+        if paths := session_git.leftovers(d):
+            session_git.commit_paths(d, paths, "recover: files an interrupted write left uncommitted")
+        session_git.set_flag(d, False)
 
 
 def _session_of(rel: str) -> str | None:
