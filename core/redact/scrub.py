@@ -46,6 +46,11 @@ class Scrubber:
     def placeholder(self, match: re.Match[str]) -> str:
         secret = match.group(0)
         digest = hmac.new(self.key, secret.encode("utf-8", "surrogateescape"), hashlib.sha256).hexdigest()[:8]
+        text = match.string
+        line_start = text.rfind("\n", 0, match.start()) + 1
+        if text.rfind("[", line_start, match.start()) > text.rfind("]", line_start, match.start()):
+            # inside brackets (a Markdown link label): brackets of ours would end the label early
+            return f"REDACTED:{PURGED_KIND}:{digest}" + "\n" * secret.count("\n")
         return f"[REDACTED:{PURGED_KIND}:{digest}]" + "\n" * secret.count("\n")
 
     def may_hold(self, data: bytes) -> bool:
