@@ -36,9 +36,18 @@ def git(d: Path, *args: str) -> str:
 def open_repo(d: Path) -> Path:
     """Make sure the session directory `d` is a repository (created when there is none yet); `d`."""
     if not SessionPaths(d).git.exists():
-        git(d, "init", "--quiet", "--initial-branch=main")
-        git(d, "config", "user.name", GIT_NAME)
-        git(d, "config", "user.email", GIT_EMAIL)
+        for attempt in range(5):  # two importers may create one session at once: git init is idempotent
+            try:
+                git(d, "init", "--quiet", "--initial-branch=main")
+                git(d, "config", "user.name", GIT_NAME)
+                git(d, "config", "user.email", GIT_EMAIL)
+                break
+            except GitError:
+                if attempt == 4:
+                    raise
+                import time
+
+                time.sleep(0.05 * (attempt + 1))
     ensure_excluded(d)
     return d
 
