@@ -46,11 +46,10 @@ from typing import Any
 from scriptorium.core.sessions import store as session_store_module
 from scriptorium.core.config import set_config_value
 from scriptorium.core.sessions.marker import MARK_KEY, PendingTurn, cut_batch, pending_branches, workspace_id
-from scriptorium.core.memory import Workspace, install, scan_archive
+from scriptorium.core.memory import Workspace, install
 from scriptorium.core.memory.audit import read_records
+from scriptorium.core.memory.check import workspace_problems  # the stress world judges with core's own check
 from scriptorium.core.memory.history import TRAILER
-from scriptorium.core.memory.sources import SourceIndex
-from scriptorium.core.memory.topics import UNUSED_DEFINITION, parse_cached, resolve_topic_link
 from scriptorium.core.paths import StatePaths
 from scriptorium.core.sessions.store import SessionStore
 from scriptorium.core.tokens import count_tokens
@@ -184,68 +183,6 @@ def recorder(tag: str = "h", log: Path | None = None) -> Any:
 
 def git_out(root: Path, *args: str) -> str:
     return subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True, check=True).stdout
-
-
-def workspace_problems(state_dir: Path) -> list[str]:
-    """Everything wrong with the workspace as it stands: a half-done install, git
-    disagreeing with the files, topics that do not parse, duplicate block ids, links
-    and citations that do not resolve, archives with an unreadable tail, and an audit
-    log whose newest commit is not HEAD. [] = it validates."""
-    paths = StatePaths(Path(state_dir))
-    root = paths.memory
-    if not (root / ".git").is_dir():
-        return []
-    out = []
-    if (paths.runtime / install.JOURNAL).exists() or (root / install.BACKUP).exists():
-        out.append("an interrupted install is left (journal or backup)")
-    status = git_out(root, "status", "--porcelain")
-    if status:
-        out.append(f"git disagrees with the files: {status[:300]!r}")
-    ws = Workspace(state_dir)
-    docs = {rel: parse_cached(rel, ws.read_topic(rel) or "") for rel in ws.topic_paths()}
-    homes: dict[str, str] = {}
-    for rel, doc in docs.items():
-        out += [f"topics/{rel}:{i.line}: {i.rule}: {i.message}" for i in doc.issues if i.rule != UNUSED_DEFINITION]
-        for bid, line in doc.block_ids:
-            if bid in homes:
-                out.append(f"topics/{rel}:{line}: block id ^{bid} also in topics/{homes[bid]}")
-            homes.setdefault(bid, rel)
-    sources = SourceIndex(root)
-    for rel, doc in docs.items():
-        for p in doc.paragraphs:
-            for _link, path, bid in p.block_refs():
-                if homes.get(bid) != resolve_topic_link(rel, path):
-                    out.append(f"topics/{rel}:{p.line}: dangling link to ^{bid}")
-        out += [f"topics/{rel}: cites a missing source {t}" for t in sorted(doc.cited_targets) if sources.resolve(t) is None]
-    for path in sorted(ws.sources.rglob("*.md")):
-        rel = path.relative_to(root).as_posix()
-        scan = scan_archive(path.read_bytes(), rel)
-        if not scan.complete:
-            out.append(f"{rel}: unreadable at line {scan.error_line}: {scan.error}")
-    newest = _newest_audited_commit(paths.runtime)
-    head = git_out(root, "rev-parse", "HEAD").strip()
-    if newest is not None and newest != head:
-        out.append(f"HEAD {head[:10]} is not the newest audited commit {newest[:10]}")
-    return out
-
-
-def _newest_audited_commit(runtime: Path) -> str | None:
-    """The commit of the newest audit record that has one (reads the log's tail only)."""
-    try:
-        with open(runtime / "audit.jsonl", "rb") as fh:
-            size = fh.seek(0, os.SEEK_END)
-            fh.seek(max(0, size - 262_144))
-            lines = fh.read().decode("utf-8", errors="replace").splitlines()
-    except FileNotFoundError:
-        return None
-    for line in reversed(lines):
-        try:
-            record = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(record, dict) and record.get("commit"):
-            return record["commit"]
-    return None
 
 
 def history_problems(state_dir: Path) -> list[str]:
