@@ -8,6 +8,8 @@ from pathlib import Path
 
 STATE_ENV = "SCRIPTORIUM_STATE"
 RUNTIME_DIR = ".scriptorium"
+INSTALL_JOURNAL = "journal.json"  # under RUNTIME_DIR while an install is under way (memory/install.py)
+INSTALL_BACKUP = ".scriptorium-block-backup"  # under memory/: that install's new and old bytes
 
 
 def default_state_dir() -> Path:

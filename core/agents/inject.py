@@ -2,8 +2,9 @@
 
 Session start is where an agent waits, so nothing is rendered or counted here: the
 transaction already rendered `core.md` within its budget after the last install. This
-reads that file and the `core.inject` setting, fences the text once with the agents'
-wording (`fence.AGENT_NOTE`), and lists the block ids it carries (so that recall later
+reads that file (through `read_consistent`: never half an interrupted install) and the
+`core.inject` setting, fences the text once with the agents' wording
+(`fence.AGENT_NOTE`), and lists the block ids it carries (so that recall later
 in the session does not repeat them). No tokenizer, no git, no model library.
 """
 
@@ -50,14 +51,22 @@ def session_start_injection(state_dir: Path) -> Injection:
     """The effective core injection for a new agent session."""
     if not inject_enabled(state_dir):
         return Injection("", "off")
-    try:
-        rendered = (StatePaths(Path(state_dir)).memory / CORE_RENDER).read_text(encoding="utf-8", errors="replace")
-    except FileNotFoundError:
+    from ..memory.reading import read_consistent
+
+    rendered = read_consistent(state_dir, _rendered_core)
+    if rendered is None:
         return Injection("", "empty")
     text = core_injection(rendered, True, AGENT_NOTE)
     if not text:
         return Injection("", "empty")
     return Injection(text, "injected", _BLOCK_ID.findall(rendered))
+
+
+def _rendered_core(state_dir: Path) -> str | None:
+    try:
+        return (StatePaths(state_dir).memory / CORE_RENDER).read_text(encoding="utf-8", errors="replace")
+    except FileNotFoundError:
+        return None
 
 
 def known_tokens(state_dir: Path, text: str) -> int | None:

@@ -6,7 +6,9 @@ Before a search it compares a cheap fingerprint — the audit log every transact
 to, core.md, config.toml and the mtimes of the topic and source directories (an install
 renames files into them) — and only when that moved does the index stat every file; so a
 warm query is a ranking, and edits made by the TUI, `scriptorium write` or another agent
-show up on the next call without a restart.
+show up on the next call without a restart. Every read goes through `read_consistent`
+(memory/reading.py): an install a crash interrupted is completed first, or the read is
+answered from a snapshot of the state it leads to, never from the half-installed tree.
 
 `remember` is a human edit's transaction with one difference: the fact is archived first
 as an `agent` record (`agent_record`) and the new paragraph cites it, so the validator
@@ -18,13 +20,16 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..memory.sources import anchor_for, archive_path
 
 if TYPE_CHECKING:
     from ..search import SearchIndex
+
+T = TypeVar("T")
 
 DEFAULT_TOPIC = "agent-notes.md"
 AGENT_LABEL = "agent note"
@@ -48,11 +53,6 @@ class MemoryTools:
         if self._index is None:
             self._index = workspace_index(self.memory)
         return self._index
-
-    def _workspace(self):
-        from ..memory import Workspace
-
-        return Workspace(self.state_dir)
 
     # -- reading ----------------------------------------------------------------------------
 
@@ -78,26 +78,52 @@ class MemoryTools:
 
     def search(self, query: str, top_k: int = 5) -> dict[str, Any]:
         top_k = max(1, min(int(top_k), 50))
-        seen = self.fingerprint()
-        hits = self.index.search(query, top_k=top_k, refresh=seen != self._seen)
-        self._seen = seen
-        return {"query": query, "hits": [hit.to_json() for hit in hits]}
+
+        def read(state: Path) -> list[Any]:
+            if state != self.state_dir:  # a snapshot of an install still pending
+                return self._index_for(state).search(query, top_k=top_k)
+            seen = self.fingerprint()
+            hits = self.index.search(query, top_k=top_k, refresh=seen != self._seen)
+            self._seen = seen
+            return hits
+        return {"query": query, "hits": [hit.to_json() for hit in self._read_state(read)]}
 
     def get(self, block_id: str) -> dict[str, Any] | None:
         from ..search import memory_get
 
-        view = memory_get(self.index, block_id)
+        view = self._read_state(lambda state: memory_get(self._index_for(state), block_id))
         return None if view is None else view.to_json()
 
     def core(self) -> dict[str, Any]:
-        ws = self._workspace()
-        return {"injection": ws.core_injection(), **ws.core_status().to_json()}
+        from ..memory import Workspace
+
+        def read(state: Path) -> dict[str, Any]:
+            ws = Workspace(state)
+            return {"injection": ws.core_injection(), **ws.core_status().to_json()}
+        return self._read_state(read)
 
     def topics(self) -> list[str]:
-        return self._workspace().topic_paths()
+        from ..memory import Workspace
+
+        return self._read_state(lambda state: Workspace(state).topic_paths())
 
     def topic_text(self, topic: str) -> str | None:
-        return self._workspace().read_topic(topic)
+        from ..memory import Workspace
+
+        return self._read_state(lambda state: Workspace(state).read_topic(topic))
+
+    def _read_state(self, read: Callable[[Path], T]) -> T:
+        """`read(state)` against one committed state (never half an interrupted install)."""
+        from ..memory.reading import read_consistent
+
+        return read_consistent(self.state_dir, read)
+
+    def _index_for(self, state: Path) -> SearchIndex:
+        """The server's index, or a snapshot's own (read once, then dropped)."""
+        from ..paths import StatePaths
+        from ..search import SearchIndex
+
+        return self.index if state == self.state_dir else SearchIndex(StatePaths(state).memory)
 
     # -- writing ----------------------------------------------------------------------------
 

@@ -22,11 +22,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..config import Config, load_config
 from ..fence import AGENT_NOTE, fence_memory
 from ..paths import StatePaths
+
+if TYPE_CHECKING:
+    from ..search import Hit
 
 DEFAULTS: dict[str, Any] = {"enabled": True, "top_k": 5, "min_relevance": 1.0, "relative_floor": 0.5,
                             "budget_chars": 2000}
@@ -75,17 +78,23 @@ def recall_for_prompt(state_dir: Path, prompt: str, seen: set[str] | frozenset[s
         return Recall("", "off")
     if not prompt.strip():
         return Recall("", "no hits")
+    from ..memory.reading import read_consistent
     from ..search import SearchIndex, render_hit
 
-    memory = StatePaths(Path(state_dir)).memory
-    index = SearchIndex(memory, vectorize=False)
-    if index.refresh(max_build=INLINE_BUILD).stale:  # memory changed outside a hook's write job
+    def rank(state: Path) -> tuple[list[Hit], float] | None:
+        index = SearchIndex(StatePaths(state).memory, vectorize=False)
+        live = state == Path(state_dir)  # else a snapshot of an install still pending: built here, once
+        if index.refresh(max_build=INLINE_BUILD if live else None).stale:  # changed outside a hook's write job
+            return None
+        return index.search(prompt, top_k=settings.top_k * _CANDIDATES + len(seen)), index.baseline(prompt)
+
+    found = read_consistent(state_dir, rank)
+    if found is None:
         from .jobs import spawn_index_refresh
 
         spawn_index_refresh(Path(state_dir))
         return Recall("", "index rebuilding")
-    ranked = index.search(prompt, top_k=settings.top_k * _CANDIDATES + len(seen))
-    floor = index.baseline(prompt)
+    ranked, floor = found
     relevant = [(hit, hit.score - floor) for hit in ranked if hit.score - floor >= settings.min_relevance]
     if relevant:
         best = relevant[0][1]

@@ -14,9 +14,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_core(args: argparse.Namespace, ctx: CliContext) -> int:
-    from ..memory import Workspace
+    from ..memory import Workspace, read_consistent
 
-    status = Workspace(ctx.state_dir).core_status()
+    status = read_consistent(ctx.state_dir, lambda state: Workspace(state).core_status())
     if args.json:
         emit_json(status.to_json())
         return 0

@@ -23,11 +23,14 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_search(args: argparse.Namespace, ctx: CliContext) -> int:
+    from ..memory.reading import read_consistent
+    from ..paths import StatePaths
     from ..search import DEFAULT_TOP_K, SearchIndex
 
     top_k = args.top_k or DEFAULT_TOP_K
     # one query in a fresh process: the saved model is queried as loaded, without numpy
-    hits = SearchIndex(ctx.paths.memory, vectorize=False).search(args.query, top_k=top_k, include_sources=args.sources)
+    hits = read_consistent(ctx.state_dir, lambda state: SearchIndex(StatePaths(state).memory, vectorize=False).search(
+        args.query, top_k=top_k, include_sources=args.sources))
     if args.json:
         emit_json({"hits": [hit.to_json() for hit in hits]})
         return 0
@@ -41,9 +44,12 @@ def cmd_search(args: argparse.Namespace, ctx: CliContext) -> int:
 
 
 def cmd_get(args: argparse.Namespace, ctx: CliContext) -> int:
+    from ..memory.reading import read_consistent
+    from ..paths import StatePaths
     from ..search import SearchIndex, memory_get
 
-    view = memory_get(SearchIndex(ctx.paths.memory, vectorize=False), args.block_id)
+    view = read_consistent(ctx.state_dir, lambda state: memory_get(
+        SearchIndex(StatePaths(state).memory, vectorize=False), args.block_id))
     if view is None:
         raise CliError(f"no block with id {args.block_id!r}")
     if args.json:

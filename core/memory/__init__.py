@@ -23,8 +23,9 @@ Open a workspace and change it only through a transaction::
 another transaction holds the lock; `WorkspaceError.retryable` says whether any
 error is worth retrying.
 
-Reading: `Workspace.topic(path)` / `parse_topic` (blocks with ids, lines, citations,
-links), `Workspace.core_status()` / `core_injection()`, `Workspace.audit_log()`,
+Reading, inside `read_consistent(state_dir, read)` (one committed state, never half an
+interrupted install: reading.py): `Workspace.topic(path)` / `parse_topic` (blocks with
+ids, lines, citations, links), `Workspace.core_status()` / `core_injection()`, `Workspace.audit_log()`,
 `Workspace.revision()`. Evidence: `SourceRecord`, `records_to_sources`,
 `scan_archive` (strict, valid prefix), `SourceIndex`; `manual_record` / `agent_record`
 (a person's or an agent's uncited fact as its own evidence).
@@ -41,6 +42,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # the same names as _EXPORTS, for type checkers
     from .core_render import CoreRender, injection, render_core
     from .core_status import CoreStatus
+    from .reading import read_consistent
     from .errors import (
         ArchiveError,
         InstallError,
@@ -81,6 +83,7 @@ _EXPORTS: dict[str, str] = {
     "TopicPathError": "errors",
     "TransactionClosed": "errors",
     "WorkspaceError": "errors",
+    "read_consistent": "reading",
     "ArchiveScan": "sources",
     "Frame": "sources",
     "SourceIndex": "sources",

@@ -35,11 +35,12 @@ from typing import Any
 import git
 
 from ..fsutil import atomic_write_text, fsync_dir
+from ..paths import INSTALL_BACKUP, INSTALL_JOURNAL
 from . import audit, history
 from .errors import InstallError, RepositoryBusy, SymlinkRefused
 
-JOURNAL = "journal.json"
-BACKUP = ".scriptorium-block-backup"
+JOURNAL = INSTALL_JOURNAL  # readers look for it too (reading.py), without loading this module
+BACKUP = INSTALL_BACKUP
 
 # Fault injection: called with the name of each install step ("prepared", "journal",
 # "replace" after every file, "installed", "committed", "audited") and, through

@@ -19,8 +19,9 @@ from pathlib import Path
 from typing import Any
 
 from ..sessions.marker import pending
-from ..memory import Workspace
-from ..search import DEFAULT_TOP_K, render_hits, workspace_index
+from ..memory import Workspace, read_consistent
+from ..paths import StatePaths
+from ..search import DEFAULT_TOP_K, Hit, SearchIndex, render_hits, workspace_index
 from ..sessions.store import SessionStore
 from .base import MemoryProvider, Message
 
@@ -47,11 +48,16 @@ class ScriptoriumProvider(MemoryProvider):
         self._workspace = Workspace.open(self.state_dir)
 
     def system_prompt(self) -> str:
-        return self.workspace.core_injection()
+        self.workspace  # noqa: B018 - opened (and repaired) once, as before
+        return read_consistent(self.state_dir, lambda state: Workspace(state).core_injection())
 
     def search(self, query: str, *, top_k: int | None = None) -> str:
-        hits = workspace_index(self.workspace.root).search(query, top_k=top_k or DEFAULT_TOP_K)
-        return render_hits(hits)
+        root = self.workspace.root
+
+        def read(state: Path) -> list[Hit]:
+            index = workspace_index(root) if state == self.state_dir else SearchIndex(StatePaths(state).memory)
+            return index.search(query, top_k=top_k or DEFAULT_TOP_K)
+        return render_hits(read_consistent(self.state_dir, read))
 
     def write(self, messages: list[Message] | None = None, *, session_id: str = "", force: bool = False) -> Any:
         """The pipeline's `WriteResult` (outcome ok / retryable / permanent)."""

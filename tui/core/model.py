@@ -1,8 +1,9 @@
 """What the Core screen shows: the canonical core, its render within the budget, the
 effective injection, and the blocks left out — read through `scriptorium.core.memory`.
 
-No Textual here; loading runs in a worker thread. Reading never creates or repairs
-the workspace (a viewer writes nothing); the only write is the inject setting.
+No Textual here; loading runs in a worker thread. Reading never creates the workspace
+(a viewer writes nothing but the completion of an install a crash interrupted:
+`read_consistent`, never half of one); the only write is the inject setting.
 """
 
 from __future__ import annotations
@@ -38,6 +39,12 @@ class CoreView:
 
 def load_core(state_dir: Path) -> CoreView:
     # Imported here, in the worker: the app's first paint must not pay for the memory package.
+    from scriptorium.core.memory import read_consistent
+
+    return read_consistent(state_dir, _core_view)
+
+
+def _core_view(state_dir: Path) -> CoreView:
     from scriptorium.core.memory import Workspace
     from scriptorium.core.memory.core_render import CORE_TOPIC
 

@@ -24,9 +24,13 @@ def search(state_dir: Path, query: str, top_k: int = TOP_K) -> tuple[list[Hit], 
     paths = StatePaths(state_dir)
     if not paths.topics.is_dir():
         return [], "No topics yet: nothing to search."
-    from scriptorium.core.search import workspace_index
+    from scriptorium.core.memory import read_consistent
+    from scriptorium.core.search import SearchIndex, workspace_index
 
+    def read(state: Path) -> list[Hit]:
+        index = workspace_index(paths.memory) if state == paths.root else SearchIndex(StatePaths(state).memory)
+        return index.search(query, top_k=top_k)  # else a snapshot of an install still pending
     try:
-        return workspace_index(paths.memory).search(query, top_k=top_k), ""
+        return read_consistent(state_dir, read), ""
     except OSError as exc:
         return [], f"The topics cannot be read: {exc}"

@@ -43,7 +43,7 @@ class SleepStatus:
 
 
 def load_status(state_dir: Path, now: float) -> SleepStatus:
-    from scriptorium.core.memory import Workspace
+    from scriptorium.core.memory import Workspace, read_consistent
     from scriptorium.core.paths import StatePaths
     from scriptorium.core.writer import counters, resolve_model, sleep_due
     from scriptorium.core.watch.scheduler import next_run
@@ -61,7 +61,7 @@ def load_status(state_dir: Path, now: float) -> SleepStatus:
         last_global_at=last,
         next_run=next_run(datetime.fromtimestamp(now), NIGHTLY_HOUR).timestamp(),
         model=resolve_model(state_dir),
-        topics=len(Workspace(state_dir).topic_paths()),
+        topics=len(read_consistent(state_dir, lambda state: Workspace(state).topic_paths())),
     )
 
 

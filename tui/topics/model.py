@@ -1,7 +1,8 @@
 """What the Topics screen shows and does, through `scriptorium.core.memory`'s public API.
 
 No Textual here: everything runs in worker threads and returns snapshots. Reading
-never creates the workspace (a viewer writes nothing); saving and retiring go
+never creates the workspace (a viewer writes nothing but the completion of an install a
+crash interrupted: `read_consistent`, never half of one); saving and retiring go
 through the transaction like every other change to memory. A block's history is
 read through `scriptorium.core.memory.log`: the commits whose topic changes altered
 that block (created, edited, moved or removed it).
@@ -54,6 +55,12 @@ def first_words(text: str, count: int = WORDS) -> str:
 
 def list_topics(state_dir: Path) -> TopicListing:
     """Every topic file with its block count, and who links to which block."""
+    from scriptorium.core.memory import read_consistent
+
+    return read_consistent(state_dir, _listing)
+
+
+def _listing(state_dir: Path) -> TopicListing:
     from scriptorium.core.memory import Workspace
     from scriptorium.core.memory.core_render import CORE_TOPIC
 
@@ -73,9 +80,9 @@ def list_topics(state_dir: Path) -> TopicListing:
 
 
 def read_topic(state_dir: Path, path: str) -> str | None:
-    from scriptorium.core.memory import Workspace
+    from scriptorium.core.memory import Workspace, read_consistent
 
-    return Workspace(state_dir).read_topic(path)
+    return read_consistent(state_dir, lambda state: Workspace(state).read_topic(path))
 
 
 def parse(path: str, text: str) -> TopicDoc:
@@ -118,6 +125,12 @@ def footnote_numbers(doc: TopicDoc) -> dict[str, int]:
 
 def cited_sources(state_dir: Path, doc: TopicDoc, paragraph: Paragraph) -> list[CitedSource]:
     """The paragraph's citations, each source resolved to its archived record."""
+    from scriptorium.core.memory import read_consistent
+
+    return read_consistent(state_dir, lambda state: _cited_sources(state, doc, paragraph))
+
+
+def _cited_sources(state_dir: Path, doc: TopicDoc, paragraph: Paragraph) -> list[CitedSource]:
     from scriptorium.core.memory import SourceIndex, Workspace
     from scriptorium.core.memory.topics import topic_rel_to_root
 
