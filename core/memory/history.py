@@ -8,7 +8,10 @@ crash recovery can tell whether a transaction's commit was already made.
 
 from __future__ import annotations
 
+import os
+import subprocess
 import time
+from collections.abc import Iterable
 from pathlib import Path
 
 import git
@@ -18,8 +21,8 @@ from ..paths import RUNTIME_DIR
 
 VERSIONED = ("core.md", "recent_events.jsonl", "commitments.jsonl", "relations.json", "sources", "topics", "timeline",
              "workspaces.json")  # the workspaces sharing this memory through sync (sessions/marker.py)
-# Ignore everything at the top but the versioned names, so one `git add -A` stages
-# exactly the memory (and deletions), whichever of those names exist right now.
+# Ignore everything at the top but the versioned names, so the first commit's `git add -A`
+# stages exactly the memory; later commits take only an install's own paths (`commit`).
 EXCLUDES = ("/.scriptorium*", "/.nativemem*", "/*", *(f"!/{name}" for name in VERSIONED))
 TRAILER = "Scriptorium-Transaction:"
 READY_MARKER = "scriptorium-memory-ready"
@@ -71,21 +74,81 @@ def _initialize(root: Path) -> git.Repo:
 
 
 def stage_all(repo: git.Repo) -> None:
+    """Stage everything versioned: only for the first commit, which takes what is there."""
     repo.git.add("-A")
 
 
-def commit(repo: git.Repo, message: str, txn: str) -> str | None:
-    """Commit the versioned files; None when git sees nothing to commit."""
-    stage_all(repo)
-    status, out, err = repo.git.execute(
-        ["git", "commit", "-q", "--no-verify", "-m", f"{message}\n\n{TRAILER} {txn}"],
-        with_exceptions=False, with_extended_output=True,
-    )
-    if status != 0:
-        if "nothing to commit" in out + err or "no changes added" in out + err:
-            return None
-        raise git.GitCommandError(["git", "commit"], status, err)
-    return repo.head.commit.hexsha
+COMMIT_INDEX = "scriptorium-commit.index"  # in .git: the temporary index an install commits from
+
+
+def versioned_paths(paths: Iterable[str]) -> list[str]:
+    """The paths under the versioned names (the runtime directory's and any other stay out)."""
+    return sorted({p for p in paths if p.split("/", 1)[0] in VERSIONED})
+
+
+def _git(repo: git.Repo, *args: str, stdin: bytes | None = None, index: Path | None = None) -> str:
+    env = dict(os.environ)
+    if index is not None:
+        env["GIT_INDEX_FILE"] = str(index)
+    proc = subprocess.run(["git", *args], cwd=repo.working_tree_dir, input=stdin, capture_output=True, env=env)
+    if proc.returncode != 0:
+        raise git.GitCommandError(["git", *args], proc.returncode, proc.stderr)
+    return proc.stdout.decode("utf-8", "surrogateescape").strip()
+
+
+def _nul_list(paths: list[str]) -> bytes:
+    return b"".join(p.encode("utf-8", "surrogateescape") + b"\0" for p in paths)
+
+
+def commit(repo: git.Repo, message: str, txn: str, paths: Iterable[str]) -> str | None:
+    """Commit exactly `paths` (as they are in the working tree now; a missing file is a
+    deletion) on top of HEAD; None when that changes nothing.
+
+    The commit is built in a temporary index read from HEAD, never in the person's own
+    index: whatever they staged or left untracked in the memory repository stays as it
+    was, out of the commit (a staged hand edit is not "installed" by the next writer).
+    The paths reach git NUL-separated on stdin (`update-index -z --stdin`), literal (no
+    pathspec globbing) and never on the command line, so thousands never hit E2BIG.
+    HEAD moves by `update-ref` with the old value checked. Then the person's index is
+    brought up to date for these paths only (`sync_index`), so `git status` shows them
+    clean. The caller holds the workspace write lock, which also guards the temporary index."""
+    wanted = versioned_paths(paths)
+    if not wanted:
+        return None
+    git_dir = Path(repo.git_dir)
+    index = git_dir / COMMIT_INDEX
+    for stale in (index, git_dir / f"{COMMIT_INDEX}.lock"):  # a killed earlier install's
+        stale.unlink(missing_ok=True)
+    parent = head_sha(repo)
+    try:
+        _git(repo, "read-tree", *([parent] if parent else ["--empty"]), index=index)
+        _git(repo, "update-index", "-z", "--add", "--remove", "--replace", "--stdin", stdin=_nul_list(wanted),
+             index=index)
+        tree = _git(repo, "write-tree", index=index)
+    finally:
+        index.unlink(missing_ok=True)
+    if parent is not None and tree == _git(repo, "rev-parse", f"{parent}^{{tree}}"):
+        return None
+    body = f"{message}\n\n{TRAILER} {txn}\n"
+    sha = _git(repo, "commit-tree", tree, *(["-p", parent] if parent else []), "-F", "-", stdin=body.encode("utf-8"))
+    _git(repo, "update-ref", "-m", f"commit: {message}", "HEAD", sha, parent or "")
+    sync_index(repo, wanted)
+    return sha
+
+
+def sync_index(repo: git.Repo, paths: Iterable[str]) -> None:
+    """Bring the person's index up to the working tree for `paths` (an install's, just
+    committed) and leave every other entry alone. Best effort: a git of theirs holding the
+    index right now leaves these entries stale (the commit is made either way)."""
+    wanted = versioned_paths(paths)
+    if not wanted:
+        return
+    try:
+        if not (Path(repo.git_dir) / "index").exists():  # no index at all: start from HEAD's, not from nothing
+            _git(repo, "read-tree", "HEAD")
+        _git(repo, "update-index", "-z", "--add", "--remove", "--replace", "--stdin", stdin=_nul_list(wanted))
+    except git.GitCommandError:
+        pass
 
 
 def head_transaction(repo: git.Repo) -> str | None:

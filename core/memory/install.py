@@ -8,7 +8,9 @@ A redo journal with a backup:
 2. `journal` — `.scriptorium/journal.json` is written atomically: from here on the
    transaction will be completed.
 3. `replace` — each file is moved into place (`os.replace`) or deleted.
-4. `installed` — then `committed` (git) and `audited` (audit log), then cleanup.
+4. `installed` — then `committed` (git: exactly the journal's paths, built in a
+   temporary index so whatever a person staged or left untracked stays out and stays
+   as it was; history.py) and `audited` (audit log), then cleanup.
 
 A crash before the journal exists leaves the workspace untouched (the next open
 deletes the stray backup). A crash after it is rolled forward on the next open:
@@ -161,9 +163,14 @@ def _finish(root: Path, runtime: Path, journal: dict[str, Any], sha: str | None)
 
 
 def _commit_once(repo: git.Repo, journal: dict[str, Any]) -> str | None:
+    """Commit the journal's own paths (written or deleted), unless HEAD already carries
+    the transaction; either way the person's index is brought up to date for them (a
+    crash between the commit and that leaves it to the roll forward)."""
+    paths = [entry["path"] for entry in journal["entries"]]
     if history.head_transaction(repo) == journal["txn"]:
+        history.sync_index(repo, paths)
         return history.head_sha(repo)
-    return history.commit(repo, journal["message"], journal["txn"]) if journal["commit"] else None
+    return history.commit(repo, journal["message"], journal["txn"], paths) if journal["commit"] else None
 
 
 def install(
@@ -206,36 +213,35 @@ def install(
     except Exception as exc:
         if history.head_transaction(repo) == txn:  # the commit landed: finish instead
             sha = history.head_sha(repo)
+            history.sync_index(repo, [entry["path"] for entry in entries])
             _finish(root, runtime, journal, sha)
             return sha
-        _rollback(root, runtime, repo, journal)
+        _rollback(root, runtime, journal)
         raise InstallError(f"install failed and was rolled back: {exc}") from exc
     _finish(root, runtime, journal, sha)
     return sha
 
 
-def _rollback(root: Path, runtime: Path, repo: git.Repo, journal: dict[str, Any]) -> None:
+def _rollback(root: Path, runtime: Path, journal: dict[str, Any]) -> None:
     atomic_write_text(runtime / JOURNAL, json.dumps(dict(journal, phase="rollback"), ensure_ascii=False))
-    _restore(root, journal["entries"])
-    _reset_index(repo)  # the index may hold a half-made commit's staging
+    _restore(root, journal["entries"])  # (the person's index was not touched: commits are built aside)
     _cleanup(root, runtime)
 
 
-def recover(root: Path, runtime: Path, repo: git.Repo, *, stale_index: bool = False) -> bool:
+def recover(root: Path, runtime: Path, repo: git.Repo) -> bool:
     """Complete or undo an install a crash interrupted. Call with the write lock held,
-    after clearing stale git locks (git_locks.py); `stale_index`: one was the index's,
-    so the index may hold a killed commit's staging and is reset to HEAD's.
+    after clearing stale git locks (git_locks.py). The person's index is never reset:
+    an install stages nothing in it before its commit lands (history.commit), so a
+    killed one left nothing half-staged there, and what the person staged stays staged.
     Returns True when there was something to repair."""
     path = runtime / JOURNAL
     try:
         journal = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        if stale_index:
-            _reset_index(repo)
         if (root / BACKUP).exists():
             shutil.rmtree(root / BACKUP, ignore_errors=True)  # crashed before the journal: nothing installed
             return True
-        return stale_index
+        return False
     except ValueError:
         journal = None
     if not isinstance(journal, dict) or journal.get("phase") not in ("install", "rollback"):
@@ -243,18 +249,9 @@ def recover(root: Path, runtime: Path, repo: git.Repo, *, stale_index: bool = Fa
         raise InstallError(f"unreadable install journal {path}; inspect it and remove it to continue")
     if journal["phase"] == "rollback":
         _restore(root, journal["entries"])
-        _reset_index(repo)
         _cleanup(root, runtime)
         return True
-    if stale_index:
-        _reset_index(repo)
     _apply(root, journal["entries"])
     sha = _commit_once(repo, journal)
     _finish(root, runtime, journal, sha)
     return True
-
-
-def _reset_index(repo: git.Repo) -> None:
-    """The index back to HEAD's (nothing to reset before the first commit)."""
-    if repo.head.is_valid():
-        repo.git.reset("-q")

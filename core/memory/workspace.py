@@ -102,7 +102,7 @@ class Workspace:
         from . import install
 
         stale = clear_stale_locks(self.root / ".git", self._locked_at or 0.0)
-        return install.recover(self.root, self.runtime, self.repo, stale_index="index.lock" in stale)
+        return install.recover(self.root, self.runtime, self.repo) or bool(stale)
 
     # -- reading ------------------------------------------------------------------------------
 
