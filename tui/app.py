@@ -15,10 +15,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from textual.app import App, SystemCommand
+from textual.notifications import SeverityLevel
 from textual.binding import Binding
 from textual.screen import Screen
 
 from scriptorium.core.config import load_config, set_config_value
+from scriptorium.core.sanitize import sanitize
 from scriptorium.themes import DARK_NAME, DEFAULT_THEME, LIGHT_NAME, THEMES, VARIABLE_DEFAULTS
 
 from .live import LiveUpdates
@@ -131,6 +133,14 @@ class ScriptoriumApp(App[int]):
 
     def on_mount(self) -> None:
         self.call_after_refresh(self.live.start)  # after the first paint
+
+    def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
+               timeout: float | None = None, markup: bool = True) -> None:
+        """Every toast of every screen passes here (Widget.notify calls it): message and
+        title go through the sanitizer, so a name or an error quoting one (a topic file's
+        name, a path, a model's words) cannot put an escape sequence on the terminal."""
+        super().notify(sanitize(str(message)), title=sanitize(str(title)), severity=severity, timeout=timeout,
+                       markup=markup)
 
     def on_unmount(self) -> None:
         self.live.stop()

@@ -15,11 +15,14 @@ import shutil
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import hook_log
 from .hook_log import HookCall
 from .install import AGENTS, SCOPES, Status, make_target, status
+
+if TYPE_CHECKING:
+    from ..memory.names import Skipped
 
 RECENT_ERRORS = 5
 LOG_WINDOW = 500
@@ -69,6 +72,7 @@ class Report:
     checks: list[Check]
     agents: list[AgentReport]
     problems: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)  # not unhealthy, but a person should act (skipped topic files)
 
     @property
     def healthy(self) -> bool:
@@ -76,7 +80,8 @@ class Report:
 
     def to_json(self) -> dict[str, Any]:
         return {"healthy": self.healthy, "problems": self.problems, "state_dir": str(self.state_dir),
-                "checks": [c.to_json() for c in self.checks], "agents": [a.to_json() for a in self.agents]}
+                "checks": [c.to_json() for c in self.checks], "agents": [a.to_json() for a in self.agents],
+                **({"warnings": self.warnings} if self.warnings else {})}
 
 
 def diagnose(state_dir: Path, *, home: Path | None = None, project: Path | None = None,
@@ -85,9 +90,10 @@ def diagnose(state_dir: Path, *, home: Path | None = None, project: Path | None 
     checks = [check_state(state_dir), check_git()]
     if check_model:
         checks.append(check_model_usable(state_dir))
+    skipped = skipped_topics(state_dir)
     calls = hook_log.recent(state_dir, LOG_WINDOW)
     agents = [agent_report(agent, state_dir, calls, home=home, project=project, command=command) for agent in AGENTS]
-    report = Report(state_dir, checks, agents)
+    report = Report(state_dir, checks, agents, warnings=[str(s) for s in skipped])
     report.problems += [f"{c.name}: {c.detail}" for c in checks if not c.ok]
     for a in agents:
         if a.partial:
@@ -125,6 +131,16 @@ def check_state(state_dir: Path) -> Check:
         if not (memory / ".git").exists():
             return Check("state", False, f"{memory} is not a git repository (a damaged state directory?)")
     return Check("state", True, str(state_dir))
+
+
+def skipped_topics(state_dir: Path) -> list[Skipped]:
+    """The `.md` files memory leaves out for their names (names.py): warnings, not problems —
+    memory works without them, but a person meant them to be topics and can rename them."""
+    from ..memory.names import list_topic_files
+    from ..paths import StatePaths
+
+    topics = StatePaths(state_dir).topics
+    return list_topic_files(topics).skipped if topics.is_dir() else []
 
 
 def check_git() -> Check:

@@ -89,6 +89,8 @@ def cmd_doctor(args: argparse.Namespace, ctx: CliContext) -> int:
         for call in agent.errors:
             if agent.last_calls.get(call.event) is not call:
                 print(f"  earlier error: {sanitize_line(call.event)} {_when(call.time)}  {sanitize_line(call.error or '')}")
+    for warning in report.warnings:
+        print(f"warning: {sanitize_line(warning)}")
     if report.healthy:
         print("healthy")
         return 0

@@ -3,9 +3,18 @@
 from __future__ import annotations
 
 import argparse
+import sys
+from typing import TYPE_CHECKING, Any
 
-from ..sanitize import sanitize
+from ..sanitize import sanitize, sanitize_line
 from .common import CliContext, CliError, add_json_flag, emit_json, positive_int
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from ..memory.names import Skipped
+    from ..search import Hit
+    from ..search.get import BlockView
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -28,12 +37,17 @@ def cmd_search(args: argparse.Namespace, ctx: CliContext) -> int:
     from ..search import DEFAULT_TOP_K, SearchIndex
 
     top_k = args.top_k or DEFAULT_TOP_K
-    # one query in a fresh process: the saved model is queried as loaded, without numpy
-    hits = read_consistent(ctx.state_dir, lambda state: SearchIndex(StatePaths(state).memory, vectorize=False).search(
-        args.query, top_k=top_k, include_sources=args.sources))
+
+    def run(state: Path) -> tuple[list[Hit], list[Skipped]]:
+        # one query in a fresh process: the saved model is queried as loaded, without numpy
+        index = SearchIndex(StatePaths(state).memory, vectorize=False)
+        return index.search(args.query, top_k=top_k, include_sources=args.sources), index.skipped
+
+    hits, skipped = read_consistent(ctx.state_dir, run)
     if args.json:
-        emit_json({"hits": [hit.to_json() for hit in hits]})
+        emit_json({"hits": [hit.to_json() for hit in hits], **_skipped_json(skipped)})
         return 0
+    _warn_skipped(skipped)
     if not hits:
         print("no hits")
     for hit in hits:
@@ -48,13 +62,17 @@ def cmd_get(args: argparse.Namespace, ctx: CliContext) -> int:
     from ..paths import StatePaths
     from ..search import SearchIndex, memory_get
 
-    view = read_consistent(ctx.state_dir, lambda state: memory_get(
-        SearchIndex(StatePaths(state).memory, vectorize=False), args.block_id))
+    def run(state: Path) -> tuple[BlockView | None, list[Skipped]]:
+        index = SearchIndex(StatePaths(state).memory, vectorize=False)
+        return memory_get(index, args.block_id), index.skipped
+
+    view, skipped = read_consistent(ctx.state_dir, run)
     if view is None:
         raise CliError(f"no block with id {args.block_id!r}")
     if args.json:
-        emit_json(view.to_json())
+        emit_json({**view.to_json(), **_skipped_json(skipped)})
         return 0
+    _warn_skipped(skipped)
     print(sanitize(f"{view.path}:{view.line}  ^{view.block_id}"))
     print(sanitize(view.text))
     for citation in view.citations:
@@ -63,3 +81,14 @@ def cmd_get(args: argparse.Namespace, ctx: CliContext) -> int:
             if source.record:
                 print(sanitize(f"    {source.record}"))
     return 0
+
+
+def _skipped_json(skipped: list[Skipped]) -> dict[str, Any]:
+    """`skipped` in the document only when a file was left out for its name (names.py)."""
+    return {"skipped": [s.to_json() for s in skipped]} if skipped else {}
+
+
+def _warn_skipped(skipped: list[Skipped]) -> None:
+    """Files search cannot read for their names: said on stderr, stdout keeps the hits."""
+    for s in skipped:
+        print(f"scriptorium: skipped {sanitize_line(str(s))}", file=sys.stderr)

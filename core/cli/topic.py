@@ -1,7 +1,9 @@
 """`scriptorium topic save|retire`: a human's edit of memory, through the transaction.
 
-Exit codes: 0 installed, 1 rejected (diagnostics printed), 75 the workspace lock
-is busy (retry later).
+Exit codes: 0 installed, 1 rejected (diagnostics printed) or not a topic path, 2 a
+topic name that cannot be shown or stored (a control character, not UTF-8: a usage
+error, refused before anything is read or written), 75 the workspace lock is busy
+(retry later).
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..outcome import EXIT_USAGE
 from ..sanitize import sanitize_line
 from .common import CliContext, CliError, add_json_flag, emit_json, nonempty
 
@@ -53,12 +56,27 @@ def report(result: TransactionResult, as_json: bool) -> int:
             block = f" ^{d.block_id}" if d.block_id else ""
             print("  " + sanitize_line(f"{where}: [{d.rule}]{block} {d.message}"))
             print("    fix: " + sanitize_line(d.hint))
+    if not as_json:
+        for skipped in result.skipped:  # left alone, never changed: said so the person can rename them
+            print(f"skipped {sanitize_line(str(skipped))}")
     return 0 if result.outcome == "installed" else 1
+
+
+def checked_name(topic: str) -> None:
+    """Refuse a path that is no topic's before anything is read or written (exit 1, as
+    always), and an unsafe name as the usage error it is (exit 2)."""
+    from ..memory import TopicNameError, topic_rel
+
+    try:
+        topic_rel(topic)
+    except TopicNameError as exc:
+        raise CliError(str(exc), EXIT_USAGE, exc.code) from None
 
 
 def cmd_save(args: argparse.Namespace, ctx: CliContext) -> int:
     from ..memory import Workspace, save_topic
 
+    checked_name(args.topic)
     try:
         data = sys.stdin.buffer.read() if args.source == "-" else Path(args.source).read_bytes()
     except OSError as exc:
@@ -70,5 +88,6 @@ def cmd_save(args: argparse.Namespace, ctx: CliContext) -> int:
 def cmd_retire(args: argparse.Namespace, ctx: CliContext) -> int:
     from ..memory import Workspace, retire_block
 
+    checked_name(args.topic)
     ws = Workspace.open(ctx.state_dir)
     return report(retire_block(ws, args.topic, args.block_id, args.reason), args.json)

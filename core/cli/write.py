@@ -57,4 +57,6 @@ def report(result, as_json: bool) -> int:
             items = batch.get("turns") or batch.get("sources") or []
             files = ", ".join(sanitize_line(f) for f in batch["changed_files"])
             print(f"  {len(items)} item(s) -> {files} [{(batch['commit'] or '')[:10]}]")
+        for skipped in getattr(result, "skipped", []):
+            print(f"skipped {sanitize_line(str(skipped))}")
     return result.exit_code

@@ -42,6 +42,13 @@ class TopicPathError(WorkspaceError):
     code = "PATH_OUTSIDE_WORKSPACE"
 
 
+class TopicNameError(TopicPathError):
+    """A topic name that cannot be shown or stored as it is (a control character, bytes
+    that are not UTF-8; names.py): refused at every door, a usage error on the CLI."""
+
+    code = "UNSAFE_TOPIC_NAME"
+
+
 class InstallError(WorkspaceError):
     """Installing a validated transaction failed; the workspace was rolled back."""
 

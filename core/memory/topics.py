@@ -28,7 +28,8 @@ from functools import cached_property
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any
 
-from .errors import TopicPathError
+from .errors import TopicNameError, TopicPathError
+from .names import printable, unsafe_problem
 
 if TYPE_CHECKING:
     import mistune
@@ -475,14 +476,17 @@ def parse_cached(path: str, text: str) -> TopicDoc:
 
 def topic_rel(topic: str) -> str:
     """A user-given topic path as a path under `topics/` (`people/ada.md`; `core.md` is
-    the canonical core). Refuses anything that is not a `.md` file inside `topics/`."""
+    the canonical core). Refuses anything that is not a `.md` file inside `topics/`, and
+    (`TopicNameError`) a name that cannot be shown or stored as it is (names.py)."""
+    if problem := unsafe_problem(topic):
+        raise TopicNameError(f"refused topic name {printable(topic)}: {problem}")
     raw = topic.replace("\\", "/")
     if raw.startswith("topics/"):
         raw = raw[len("topics/"):]
     path = PurePosixPath(raw)
     if (not raw or path.is_absolute() or any(part in ("", ".", "..") for part in raw.split("/"))
             or path.suffix != ".md" or any(part.startswith(".") for part in path.parts)):
-        raise TopicPathError(f"not a topic path (a .md file under topics/): {topic}")
+        raise TopicPathError(f"not a topic path (a .md file under topics/): {printable(topic)}")
     return path.as_posix()
 
 

@@ -32,6 +32,7 @@ from . import audit
 from .core_render import CORE_TOPIC, DEFAULT_BUDGET, injection
 from .derived import RECENT_LIMIT
 from .errors import LockBusy
+from .names import TopicFiles, list_topic_files
 from .topics import TopicDoc, parse_cached, topic_rel
 
 if TYPE_CHECKING:
@@ -106,15 +107,14 @@ class Workspace:
 
     # -- reading ------------------------------------------------------------------------------
 
+    def topic_files(self) -> TopicFiles:
+        """Every topic file, relative to `topics/`, sorted, and the `.md` files skipped for
+        their names (names.py: not UTF-8, a control character, a backslash, hidden)."""
+        return list_topic_files(self.topics)
+
     def topic_paths(self) -> list[str]:
-        """Every topic file, relative to `topics/`, sorted."""
-        out = []
-        for dirpath, dirnames, filenames in os.walk(self.topics):
-            base = Path(dirpath)
-            dirnames[:] = [d for d in dirnames if not (base / d).is_symlink()]
-            out += [(base / n).relative_to(self.topics).as_posix() for n in filenames
-                    if n.endswith(".md") and not (base / n).is_symlink()]
-        return sorted(out)
+        """Every topic file, relative to `topics/`, sorted (see `topic_files`)."""
+        return self.topic_files().paths
 
     def read_topic(self, topic: str) -> str | None:
         try:
@@ -148,7 +148,7 @@ class Workspace:
         if runtime_json.is_file():
             files.append(runtime_json)
         for path in sorted(files, key=lambda p: p.relative_to(self.root).as_posix()):
-            digest.update(path.relative_to(self.root).as_posix().encode("utf-8") + b"\0")
+            digest.update(path.relative_to(self.root).as_posix().encode("utf-8", "surrogateescape") + b"\0")
             digest.update(path.read_bytes() + b"\0")
         return digest.hexdigest()[:32]
 

@@ -25,6 +25,7 @@ from typing import Any
 import orjson
 
 from ..fsutil import atomic_write_bytes, atomic_write_text
+from ..memory.names import Skipped, list_topic_files, printable, unsafe_problem
 from ..paths import RUNTIME_DIR
 from .corpus import SOURCES, TOPICS, Doc, source_docs, topic_docs, untrusted_targets
 from .ranking import Bm25Index
@@ -112,6 +113,7 @@ class SearchIndex:
         self._files: dict[str, _FileEntry] = self._load_cache()
         self._models: dict[bool, tuple[tuple, Sequence[Doc], Bm25Index]] = {}
         self._untrusted: set[str] = set()
+        self.skipped: list[Skipped] = []  # as of the last refresh: files left out for their names (names.py)
 
     def refresh(self, *, include_sources: bool = False, max_build: int | None = None) -> RefreshReport:
         """Bring the index up to date with the files; parse only what changed.
@@ -214,9 +216,16 @@ class SearchIndex:
                 pass
         found: list[str] = []
         base = str(self.memory)
+        skipped: list[Skipped] = []
         for root in roots:
             if os.path.isdir(os.path.join(base, root)) and not os.path.islink(os.path.join(base, root)):
-                _walk(base, root, found)
+                if root == TOPICS:
+                    topics = list_topic_files(os.path.join(base, root))
+                    found += [f"{TOPICS}/{rel}" for rel in topics.paths]
+                    skipped += topics.skipped
+                else:
+                    _walk(base, root, found, skipped)
+        self.skipped = skipped
         return sorted(found)
 
     def _entry(self, rel: str) -> tuple[_FileEntry | None, str]:
@@ -292,8 +301,9 @@ class SearchIndex:
             pass  # the cache only saves time; a read-only workspace still searches
 
 
-def _walk(base: str, rel: str, found: list[str]) -> None:
-    """`.md` files under `base/rel`, as `rel/…` paths; symbolic links are not followed."""
+def _walk(base: str, rel: str, found: list[str], skipped: list[Skipped]) -> None:
+    """`.md` files under `base/rel`, as `rel/…` paths; symbolic links are not followed.
+    An archive named so it cannot be shown or stored (names.py) is skipped, and said."""
     try:
         with os.scandir(os.path.join(base, rel)) as it:
             entries = list(it)
@@ -303,9 +313,12 @@ def _walk(base: str, rel: str, found: list[str]) -> None:
         if entry.is_symlink():
             continue
         if entry.is_dir(follow_symlinks=False):
-            _walk(base, f"{rel}/{entry.name}", found)
+            _walk(base, f"{rel}/{entry.name}", found, skipped)
         elif entry.name.endswith(".md") and entry.is_file(follow_symlinks=False):
-            found.append(f"{rel}/{entry.name}")
+            if problem := unsafe_problem(f"{rel}/{entry.name}"):
+                skipped.append(Skipped(printable(f"{rel}/{entry.name}"), problem))
+            else:
+                found.append(f"{rel}/{entry.name}")
 
 
 def _digest(fingerprint: tuple) -> str:

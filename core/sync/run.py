@@ -29,6 +29,7 @@ from ..fsutil import atomic_write_text
 from ..outcome import Outcome, exit_code
 from ..memory import install
 from ..memory.errors import LockBusy, WorkspaceError
+from ..memory.names import name_problem
 from ..memory import Transaction
 from ..memory.transaction.lifecycle import LOCK_TIMEOUT
 from ..memory.workspace import Workspace
@@ -145,8 +146,8 @@ def _merge(ws: Workspace, name: str, ours: str | None, theirs: str, lock_timeout
         paths = {p for p in git_remote.changed_paths(root, base, ours) | git_remote.changed_paths(root, base, theirs)
                  if p.startswith(travels)} | {SHARED_IDS_FILE}  # (tiny, and the ids are a union)
     trees = [git_remote.tree_files(root, sha, paths) if paths else {} for sha in (base, ours, theirs)]
-    topics = [{p[len("topics/"):]: _text(d) for p, d in t.items() if p.startswith("topics/") and p.endswith(".md")}
-              for t in trees]
+    topics = [{p[len("topics/"):]: _text(d) for p, d in t.items()  # names memory accepts only (names.py)
+               if p.startswith("topics/") and name_problem(p[len("topics/"):]) is None} for t in trees]
     sources = [{p: d for p, d in t.items() if p.startswith("sources/")} for t in trees]
     blocks = merge_topics(*topics, remote=name)
     evidence = merge_archives(*sources)

@@ -55,6 +55,7 @@ class PassResult(Generic[B]):
     code: str  # ok: a pass-specific code ("WRITTEN", ...); else a formats §5.5 code
     message: str
     batches: list[B] = field(default_factory=list)
+    skipped: list[Any] = field(default_factory=list)  # names.Skipped: topic files left alone for their names
 
     @property
     def exit_code(self) -> int:
@@ -62,7 +63,8 @@ class PassResult(Generic[B]):
 
     def to_json(self) -> dict[str, Any]:
         return {"outcome": self.outcome, "code": self.code, "message": self.message,
-                "batches": [b.to_json() for b in self.batches]}
+                "batches": [b.to_json() for b in self.batches],
+                **({"skipped": [s.to_json() for s in self.skipped]} if self.skipped else {})}
 
 
 def classify(exc: BaseException) -> Failure:

@@ -161,6 +161,8 @@ class _Run:
             result = self._failed(Failure("SESSION_NODES_UNAVAILABLE", False, str(exc)))
         except Exception as exc:
             result = self._failed(classify(exc))
+        if hasattr(self, "ws"):  # the pass left them alone; the caller can rename them
+            result.skipped = self.ws.topic_files().skipped
         if result.outcome == "ok" and self.batches:
             record_outcome(self.paths, True)
         elif result.outcome != "ok":

@@ -139,12 +139,13 @@ def records_section(items: Iterable[Evidence]) -> str:
 
 def workspace_listing(topics_dir: Path) -> str:
     """Every visible topic file, and under it each block as `^id  [heading]  summary`."""
+    from ..memory.names import list_topic_files
     from ..memory.topics import parse_cached
 
     out = []
     if topics_dir.is_dir():
-        for path in sorted(p for p in topics_dir.rglob("*.md") if p.is_file() and not p.is_symlink()):
-            rel = path.relative_to(topics_dir).as_posix()
+        for rel in list_topic_files(topics_dir).paths:  # the one listing: names memory accepts
+            path = topics_dir / rel
             out.append(f"topics/{rel}")
             doc = parse_cached(rel, path.read_text(encoding="utf-8", errors="replace"))
             for block in doc.blocks:

@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from ..memory.names import list_topic_files, printable, unsafe_problem
+
 MAX_READ_CHARS = 200_000
 MAX_WRITE_BYTES = 1_000_000
 MAX_LIST = 500
@@ -91,7 +93,9 @@ class TopicTools:
     def resolve(self, path: Any, *, markdown: bool = False) -> Path:
         if not isinstance(path, str) or not path.strip():
             raise ToolError("a path is required")
-        if "\x00" in path or "\\" in path:
+        if problem := unsafe_problem(path):  # names.py: what no topic name may hold
+            raise ToolError(f"refused: {printable(path)}: {problem}")
+        if "\\" in path:
             raise ToolError(f"invalid path: {path!r}")
         pure = PurePosixPath(path)
         if pure.is_absolute() or path.startswith("~"):
@@ -131,13 +135,9 @@ class TopicTools:
         if not base.is_dir():
             raise ToolError(f"not a folder: {path}")
         found = []
-        for dirpath, dirnames, filenames in os.walk(base):
-            dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and not os.path.islink(os.path.join(dirpath, d)))
-            for name in sorted(filenames):
-                full = Path(dirpath) / name
-                if name.startswith(".") or full.is_symlink():
-                    continue
-                found.append(f"{self.rel(full)}  ({full.stat().st_size} bytes)")
+        for rel in list_topic_files(base).paths:  # names.py: the names a topic may have, nothing else
+            full = base / rel
+            found.append(f"{self.rel(full)}  ({full.stat().st_size} bytes)")
         if not found:
             return "(no topic files yet)"
         more = f"\n… {len(found) - MAX_LIST} more" if len(found) > MAX_LIST else ""

@@ -46,6 +46,7 @@ class Backlink:
 class TopicListing:
     topics: list[TopicEntry]
     backlinks: dict[str, list[Backlink]]  # target block id -> the blocks linking to it
+    skipped: tuple[str, ...] = ()  # `.md` files memory leaves out for their names: "topics/…: why" (printable)
 
 
 def first_words(text: str, count: int = WORDS) -> str:
@@ -67,7 +68,8 @@ def _listing(state_dir: Path) -> TopicListing:
     workspace = Workspace(state_dir)
     topics: list[TopicEntry] = []
     backlinks: dict[str, list[Backlink]] = {}
-    for rel in workspace.topic_paths():
+    files = workspace.topic_files()  # names memory does not accept are skipped and said (core/memory/names.py)
+    for rel in files.paths:
         doc = workspace.topic(rel)
         if doc is None:  # removed while listing
             continue
@@ -76,13 +78,25 @@ def _listing(state_dir: Path) -> TopicListing:
             for _link, _path, target in paragraph.block_refs():  # block ids are unique workspace-wide
                 backlinks.setdefault(target, []).append(
                     Backlink(rel, paragraph.line, paragraph.block_id, first_words(paragraph.content)))
-    return TopicListing(topics, backlinks)
+    return TopicListing(topics, backlinks, tuple(str(s) for s in files.skipped))
 
 
 def read_topic(state_dir: Path, path: str) -> str | None:
-    from scriptorium.core.memory import Workspace, read_consistent
+    """The topic's text; None when it is not there or `path` names no topic (a link to
+    `.trash/old.md` or to a name holding a control character: see `name_problem`)."""
+    from scriptorium.core.memory import TopicPathError, Workspace, read_consistent
 
-    return read_consistent(state_dir, lambda state: Workspace(state).read_topic(path))
+    try:
+        return read_consistent(state_dir, lambda state: Workspace(state).read_topic(path))
+    except TopicPathError:
+        return None
+
+
+def name_problem(path: str) -> str | None:
+    """Why `path` cannot be a topic's name (core/memory/names.py), or None."""
+    from scriptorium.core.memory.names import name_problem as problem
+
+    return problem(path)
 
 
 def parse(path: str, text: str) -> TopicDoc:

@@ -31,6 +31,7 @@ from .model import (
     first_words,
     inspect_block,
     list_topics,
+    name_problem,
     paragraph_at,
     parse,
     read_topic,
@@ -177,6 +178,12 @@ class TopicsScreen(Screen):
         self.post_message(BlockInspected(key, inspection, error))
 
     def on_topics_listed(self, message: TopicsListed) -> None:
+        skipped = message.listing.skipped
+        if skipped and (self.listing is None or self.listing.skipped != skipped):  # said once, not on every reload
+            shown = "; ".join(sanitize_line(s) for s in skipped[:3]) + ("; …" if len(skipped) > 3 else "")
+            self.notify(f"{_count(len(skipped), 'file')} skipped for their names (rename to read them): {shown}",
+                        title="Topics skipped", severity="warning", markup=False)
+        self.topic_tree.border_subtitle = f"{len(skipped)} skipped" if skipped else ""
         self.listing = message.listing
         self.topic_tree.show(message.listing, self.path)
         if self.path is None and self.requested is None and message.listing.topics:
@@ -188,6 +195,10 @@ class TopicsScreen(Screen):
 
     def open_topic(self, path: str, *, line: int | None = None, block_id: str | None = None) -> None:
         """Show `path` (at `line` or at block `block_id`); a draft of another topic is not dropped silently."""
+        if problem := name_problem(path):  # a link can name anything: not a topic, so nothing to open or create
+            self.notify(f"topics/{sanitize_line(path)} is not a topic memory reads: {problem}.", severity="warning",
+                        markup=False)
+            return
         jump = line is not None or block_id is not None  # from a search hit or a link: look at the block
         decision = self.editing_state.open(path, self.editor.text, jump=jump)
         if decision == "go-to":
@@ -222,7 +233,7 @@ class TopicsScreen(Screen):
         self.editor.go_to_line(line)
         await self._render_view(line)
         if message.text is None:
-            self.notify(f"topics/{message.path} no longer exists.", severity="warning", markup=False)
+            self.notify(f"topics/{sanitize_line(message.path)} no longer exists.", severity="warning", markup=False)
         self._header()
         self._follow_cursor(line)
         if self.focus_on_read:
@@ -357,7 +368,7 @@ class TopicsScreen(Screen):
         result = message.result
         outcome = self.editing_state.finished(message.path, message.draft, result, message.action)
         if result is None:
-            self.notify(f"Not saved: {message.error}", severity="error", markup=False)
+            self.notify(f"Not saved: {sanitize_line(message.error or '')}", severity="error", markup=False)
         elif outcome in ("rejected", "conflict"):
             await self._rejected(message.path, result.diagnostics, outcome == "conflict")
         else:
@@ -377,8 +388,8 @@ class TopicsScreen(Screen):
         first = min(lines) if lines else None
         if first is not None:
             self._go_to(first)
-        self.notify(f"Rejected: {diagnostics[0].rule} — {diagnostics[0].message}", severity="error",
-                    markup=False)
+        self.notify(f"Rejected: {sanitize_line(diagnostics[0].rule)} — {sanitize_line(diagnostics[0].message)}",
+                    severity="error", markup=False)
 
     async def _installed(self, message: TopicChanged, result: TransactionResult) -> None:
         row = self.editor.cursor_location[0]
@@ -409,7 +420,7 @@ class TopicsScreen(Screen):
         if diagnostic.file == f"topics/{self.path}" and diagnostic.line:
             self._go_to(diagnostic.line)
         elif diagnostic.file:
-            self.notify(f"In {diagnostic.file}" + (f", line {diagnostic.line}" if diagnostic.line else ""),
+            self.notify(f"In {sanitize_line(diagnostic.file)}" + (f", line {diagnostic.line}" if diagnostic.line else ""),
                         markup=False)
 
     # --- conflicts and unsaved drafts --------------------------------------------------
@@ -465,7 +476,8 @@ class TopicsScreen(Screen):
             return
         if decision == "keep-draft":
             self._header()
-            self.notify(f"topics/{self.path} changed on disk. Your draft is kept; saving asks what to do.",
+            self.notify(f"topics/{sanitize_line(self.path or '')} changed on disk. Your draft is kept; saving asks "
+                        "what to do.",
                         severity="warning", markup=False)
         else:
             self._request(self.path, self.editor.cursor_location[0] + 1)
@@ -552,6 +564,7 @@ def _count(n: int, noun: str) -> str:
 
 
 def _installed_note(action: str, path: str, result: TransactionResult) -> str:
+    path = sanitize_line(path)  # a name is data: never raw to the terminal
     if result.commit is None:
         return f"topics/{path}: nothing changed."
     parts = [f"{'Retired' if action == 'retire' else 'Saved'} topics/{path} · commit {result.commit[:7]}"]

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ..core_render import CORE_TOPIC
+from ..names import name_problem, printable
 from ..normalize import Context, Normalized, Normalizer, prune
 from ..sources import SourceIndex, SourceRecord, group_by_archive, plan_append
 from ..topics import TopicDoc, parse_cached, relative_link, resolve_topic_link
@@ -38,20 +39,25 @@ class Verdict:
 # -- the transaction's own rules --------------------------------------------------------------
 
 def staged_topics(stage: Stage, diags: list[Diagnostic]) -> dict[str, bytes]:
-    """Rule `parse`: only real `.md` files in topics/ (no symlinks, nothing else)."""
+    """Rule `parse`: only real `.md` files in topics/ (no symlinks, nothing else), each with
+    a name memory accepts (names.py: the live files with other names are never staged)."""
     files: dict[str, bytes] = {}
 
     def walk(directory: str, prefix: str) -> None:
         for entry in os.scandir(directory):
             rel = prefix + entry.name
             if entry.is_symlink():
-                diags.append(Diagnostic("parse", f"topics/{rel}", None, None, "symlinks are not allowed in topics/",
+                diags.append(Diagnostic("parse", f"topics/{printable(rel)}", None, None, "symlinks are not allowed in topics/",
                                         "replace the link with a real file or remove it"))
             elif entry.is_dir():
                 walk(entry.path, rel + "/")
             elif not entry.name.endswith(".md"):
-                diags.append(Diagnostic("parse", f"topics/{rel}", None, None, "only .md topic files belong in topics/",
-                                        "remove the file or rename it to .md"))
+                diags.append(Diagnostic("parse", f"topics/{printable(rel)}", None, None,
+                                        "only .md topic files belong in topics/", "remove the file or rename it to .md"))
+            elif problem := name_problem(rel):
+                diags.append(Diagnostic("parse", f"topics/{printable(rel)}", None, None, f"not a topic name: {problem}",
+                                        "name topics in UTF-8, without control characters, backslashes or "
+                                        "hidden (dot) folders"))
             else:
                 with open(entry.path, "rb") as fh:
                     files[rel] = fh.read()

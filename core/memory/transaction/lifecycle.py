@@ -236,7 +236,7 @@ class Transaction:
 
     def _check(self, legacy_core: bytes | None) -> TransactionResult:
         stage = self._ensure_open()
-        result = TransactionResult("previewed", self.kind, self.summary)
+        result = TransactionResult("previewed", self.kind, self.summary, skipped=list(stage.baseline.skipped))
         self._topic_redactions = Counter()
         verdict = judge(stage, conflicts=self._conflicts, retire=self._retire, evidence=self.evidence,
                         manual_at=self._at if self.manual_sources else None, legacy_core=legacy_core,

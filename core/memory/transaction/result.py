@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..core_render import CoreRender
+from ..names import Skipped
 from ..validate import Diagnostic
 
 _DIFFED = ("topics/", "sources/", "core.md")
@@ -25,6 +26,7 @@ class TransactionResult:
     archived: list[str] = field(default_factory=list)  # source ids newly appended
     redactions: dict[str, int] = field(default_factory=dict)  # placeholders in what it archived or saved, by kind
     core: CoreRender | None = None
+    skipped: list[Skipped] = field(default_factory=list)  # topic files left alone for their names (names.py)
     before: dict[str, bytes | None] = field(default_factory=dict, repr=False)
     after: dict[str, bytes | None] = field(default_factory=dict, repr=False)
 
@@ -55,4 +57,5 @@ class TransactionResult:
             "changed_files": self.changed_files,
             "diagnostics": [d.to_json() for d in self.diagnostics],
             "redactions": self.redactions,
+            **({"skipped": [s.to_json() for s in self.skipped]} if self.skipped else {}),
         }

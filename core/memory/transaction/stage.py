@@ -16,13 +16,14 @@ import os
 import shutil
 import tempfile
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ...paths import StatePaths
 from ...runtime_state import load_runtime
 from ..errors import ArchiveError, SymlinkRefused
+from ..names import TOPIC_SUFFIX, Skipped, name_problem, printable
 from ..retired import load_retired
 from ..sources import SourceRecord, colliding_paths, group_by_archive, is_v2_path, plan_append, scan_archive
 from ..topics import TopicDoc, parse_cached
@@ -123,16 +124,25 @@ class Baseline:
     sources: dict[str, str]  # archive path (under sources/) -> os path
     runtime: dict[str, Any]  # runtime.json
     retired: dict[str, Any]  # the retired registry
+    skipped: list[Skipped] = field(default_factory=list)  # `.md` files left out for their names (names.py)
 
     @classmethod
     def read(cls, ws: Workspace) -> Baseline:
+        """The live state. A `.md` file whose name memory does not accept is not part of
+        it: never staged, judged or installed (so never changed), only reported."""
         topics: dict[str, bytes] = {}
+        skipped: list[Skipped] = []
         for rel, path in walk_files(ws.topics, refuse_links=True).items():
-            if rel.endswith(".md"):
-                with open(path, "rb") as fh:
-                    topics[rel] = fh.read()
+            if not rel.endswith(TOPIC_SUFFIX):
+                continue
+            if problem := name_problem(rel):
+                skipped.append(Skipped(f"topics/{printable(rel)}", problem))
+                continue
+            with open(path, "rb") as fh:
+                topics[rel] = fh.read()
         docs = {rel: parse_cached(rel, data.decode("utf-8", errors="replace")) for rel, data in topics.items()}
-        return cls(topics, docs, walk_files(ws.sources, refuse_links=True), load_runtime(ws.paths), load_retired(ws.runtime))
+        return cls(topics, docs, walk_files(ws.sources, refuse_links=True), load_runtime(ws.paths),
+                   load_retired(ws.runtime), skipped)
 
     def home(self, block_id: str) -> TopicDoc | None:
         """The live document holding `block_id` (a moved block's evidence is found there)."""
