@@ -6,12 +6,14 @@ rolled forward commits the journal's paths and nothing else."""
 from __future__ import annotations
 
 import json
+import os
+import time
 from pathlib import Path
 
 import pytest
 
 from scriptorium.core.cli import main
-from scriptorium.core.memory import Transaction, Workspace, install
+from scriptorium.core.memory import InstallError, Transaction, Workspace, install
 
 from .support import Seeded, git, git_agrees
 
@@ -122,3 +124,37 @@ def test_more_path_bytes_than_a_command_line_holds_commit_in_one_install(ws: Wor
     paths = committed_paths(ws)
     assert len([p for p in paths if p.startswith("topics/d")]) == 600 and sum(map(len, paths)) > 2_000_000
     assert git_agrees(ws)
+
+
+def test_a_rolled_back_install_leaves_the_persons_index_alone(seeded: Seeded, monkeypatch: pytest.MonkeyPatch) -> None:
+    ws = seeded.ws
+    staged = hand_edit(ws)
+    head_before = git(ws, "rev-parse", "HEAD").strip()
+
+    def hook(point: str) -> None:
+        if point == "installed":
+            raise OSError("disk gone")
+    monkeypatch.setattr(install, "crash_hook", hook)
+    with pytest.raises(InstallError):
+        with Transaction(ws, "edit", "rolled back") as txn:
+            txn.write_topic("people/ada.md", txn.read_topic("people/ada.md").replace("green tea", "oolong"))
+            txn.commit()
+    assert git(ws, "rev-parse", "HEAD").strip() == head_before
+    assert git(ws, "ls-files", "-s", "topics/projects/cache.md") == staged  # still staged: no reset
+    assert git(ws, "status", "--porcelain").splitlines() == ["M  topics/projects/cache.md"]
+
+
+def test_a_stale_index_lock_does_not_unstage_the_persons_work(seeded: Seeded) -> None:
+    ws = seeded.ws
+    staged = hand_edit(ws)
+    lock = ws.root / ".git" / "index.lock"
+    lock.write_bytes(b"")
+    past = time.time() - 5
+    os.utime(lock, (past, past))  # a git killed before this process took the write lock
+    later = Workspace(ws.state_dir)
+    with Transaction(later, "edit", "after a killed git") as txn:
+        txn.write_topic("people/ada.md", txn.read_topic("people/ada.md").replace("green tea", "oolong"))
+        assert txn.commit().outcome == "installed"
+    assert not lock.exists()
+    assert git(later, "ls-files", "-s", "topics/projects/cache.md") == staged
+    assert git(later, "status", "--porcelain").splitlines() == ["M  topics/projects/cache.md"]

@@ -71,6 +71,27 @@ def pair(tmp_path: Path, bare: Path) -> tuple[Path, Path]:
     return a, b
 
 
+def test_a_sync_leaves_a_staged_hand_edit_and_stray_files_out_of_what_travels(pair):
+    """Issue 19, item 4: the merge's install commits its own paths only, so a person's
+    staged, unvalidated edit and a stray file are neither committed nor pushed."""
+    a, b = pair
+    assert save_topic(Workspace.open(a), "people/bob.md", "# Bob\n\nBob likes coffee.\n").outcome == "installed"
+    assert sync(a).pushed
+    ws = Workspace.open(b)
+    ada = ws.topics / "people" / "ada.md"
+    ada.write_text(ada.read_text().replace("Paris", "Lyon"))
+    git(ws.root, "add", "topics/people/ada.md")
+    (ws.topics / "notes.txt").write_text("a stray file\n")
+    result = sync(b)
+    assert result.outcome == "ok", result.message
+    assert "people/bob.md" in topics(b)
+    assert git(ws.root, "status", "--porcelain", "--untracked-files=all").splitlines() == [
+        "M  topics/people/ada.md", "?? topics/notes.txt"]
+    remote = git(ws.root, "ls-tree", "-r", "--name-only", "refs/remotes/origin/main").split()
+    assert "topics/notes.txt" not in remote and "Lyon" not in git(ws.root, "show", "origin/main:topics/people/ada.md")
+    assert "Lyon" not in git(ws.root, "show", "HEAD:topics/people/ada.md")
+
+
 def test_a_fresh_machine_adopts_the_remote_memory_and_keeps_its_own_workspace_id(pair):
     a, b = pair
     assert Workspace(a).id != Workspace(b).id
