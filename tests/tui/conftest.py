@@ -48,7 +48,8 @@ def write_openprogram_session(state: Path, sid: str, turns: list[dict], *, title
     for seq, turn in enumerate(turns, start=1):
         nodes.append(Node(id=turn["id"], seq=seq, role=turn.get("role", "user"), output=turn["text"],
                           predecessor=turn.get("predecessor", ROOT_ID), metadata=turn.get("metadata", {}),
-                          name=turn.get("name", ""), created_at=turn.get("created_at", 1000.0 + seq)))
+                          name=turn.get("name", ""), input=turn.get("input"), caller=turn.get("caller", ""),
+                          created_at=turn.get("created_at", 1000.0 + seq)))
     for node in nodes:
         layout.node(node.filename).write_bytes(node.to_json_bytes())
     meta = {"id": sid, "agent_id": "main", "title": title, "source": "web", "created_at": 1.0,

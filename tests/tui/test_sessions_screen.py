@@ -98,7 +98,7 @@ async def test_selecting_a_turn_shows_its_full_text_and_enter_selects_its_branch
         await pilot.press("enter")
         await settle(pilot)
         assert graph.selected_tip == retry_tip
-        assert screen.query_one(BranchList).highlighted_option.id == retry_tip
+        assert screen.query_one(BranchList).highlighted_tip == retry_tip
 
 
 async def test_hostile_text_is_displayed_inertly(make_app, settle, tmp_path: Path) -> None:

@@ -162,7 +162,7 @@ async def test_writing_a_branch_keeps_the_app_responsive_then_shows_the_outcome_
         assert pending(store, sid, head, WORKSPACE) == []
         assert states(screen, owed) == {WRITTEN}  # the graph re-read its marks
         assert states(screen, [t.id for t in pending(store, sid, other, WORKSPACE)]) == {PENDING}
-        listed = str(screen.query_one(BranchList).get_option(head).prompt)
+        listed = str(screen.query_one(BranchList).prompt(head))
         assert "written" in listed
 
 

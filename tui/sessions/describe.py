@@ -15,12 +15,17 @@ from ..common.glyphs import GLYPHS, HEAD, LABELS
 from scriptorium.core.sanitize import sanitize_line
 
 from ..common.safe_text import untrusted_content
-from .model import ELSEWHERE, REWOUND, ROLE_LABELS, UNRECORDED, WRITTEN, Branch, SessionGraph, TurnRow, short_id
+from .model import ELSEWHERE, REWOUND, ROLE_LABELS, UNRECORDED, WRITTEN, Branch, Node, SessionGraph, TurnRow, short_id
 from .turn_text import EXCERPT_CHARS, excerpt
 
-FULL_TEXT_CHARS = 20_000
-LISTED_TURNS = 500
+# A turn's text in the pane is a bounded preview: a 1 MB turn (or a tool's 1 MB input) is
+# cut, and `o` opens the whole (TurnViewer). Lines are bounded too: 20,000 characters of
+# one-word lines would be thousands of rows to lay out.
+PREVIEW_CHARS = 20_000
+PREVIEW_LINES = 400
+LISTED_TURNS = 200
 META_VALUE_CHARS = 200
+OPEN_KEY = "o"
 
 STATE_NOTES = {
     WRITTEN: "written to memory by this workspace",
@@ -68,14 +73,20 @@ def describe_turn(graph: SessionGraph, row: TurnRow) -> Content:
     if node is None:
         lines.append(Content.styled("The node file could not be read.", "$text-error"))
         return Content("\n").join(lines)
+    cut = False
     if entry.kind == "tool" and node.name:
         lines.append(_line(("tool ", "$muted-text"), untrusted_content(node.name, "bold")))
         if node.input is not None:
-            lines.append(untrusted_content(_json(node.input)))
+            shown, cut = preview(_json(node.input))
+            lines.append(untrusted_content(shown))
     body = node.text
-    lines.append(untrusted_content(body[:FULL_TEXT_CHARS]) if body else Content.styled("(empty)", "$muted-text"))
-    if len(body) > FULL_TEXT_CHARS:
-        lines.append(Content.styled(f"… {len(body) - FULL_TEXT_CHARS:,} more characters", "$muted-text"))
+    shown, body_cut = preview(body)
+    cut = cut or body_cut
+    lines.append(untrusted_content(shown) if body else Content.styled("(empty)", "$muted-text"))
+    if cut:
+        lines.append(Content.assemble(
+            ("… cut here, a preview — press ", "$muted-text"),
+            (OPEN_KEY, "bold $text-accent"), (f" to open the whole turn ({size(whole_turn(row, node))})", "$muted-text")))
     if node.metadata:
         lines += [Content(""), Content.styled("metadata", "bold $text-accent")]
         for key in sorted(node.metadata):
@@ -84,6 +95,50 @@ def describe_turn(graph: SessionGraph, row: TurnRow) -> Content:
                 value = value[:META_VALUE_CHARS] + "…"
             lines.append(_line("  ", (sanitize_line(key), "$muted-text"), "  ", sanitize_line(value)))
     return Content("\n").join(lines)
+
+
+def preview(text: str) -> tuple[str, bool]:
+    """The start of `text` shown in the pane (at most PREVIEW_CHARS characters and PREVIEW_LINES
+    lines), and whether that is not all of it."""
+    shown = text[:PREVIEW_CHARS]
+    end = -1
+    for _ in range(PREVIEW_LINES):
+        end = shown.find("\n", end + 1)
+        if end < 0:
+            break
+    else:
+        shown = shown[:end]
+    return shown, len(shown) < len(text)
+
+
+def whole_turn(row: TurnRow, node: Node) -> str:
+    """Everything the detail pane previews of a turn, whole, for the viewer: a tool call's name
+    and input, then the text. Untrusted: sanitized by the viewer."""
+    parts = []
+    if row.entry.kind == "tool" and node.name:
+        parts.append(f"tool {node.name}")
+        if node.input is not None:
+            parts.append(_json(node.input))
+    parts.append(node.text)
+    return "\n\n".join(parts)
+
+
+def turn_title(row: TurnRow, node: Node) -> Content:
+    """The whole-turn viewer's title line: the turn, its kind, its size."""
+    text = whole_turn(row, node)
+    return _line(glyph(HEAD if row.is_head else row.state), " ", (sanitize_line(row.id), "bold"), "  ",
+                 (row.entry.kind, "$text-accent"), " · ", size(text), " · ", f"{text.count(chr(10)) + 1:,} lines",
+                 ("   esc closes", "$muted-text"))
+
+
+def size(text: str) -> str:
+    """The UTF-8 size of `text`, as a person reads it (1.0 MB, 12 kB, 300 B)."""
+    count = len(text.encode("utf-8", "surrogatepass"))
+    if count >= 1_000_000:
+        return f"{count / 1_000_000:.1f} MB"
+    if count >= 1_000:
+        return f"{count / 1_000:.0f} kB"
+    return f"{count} B"
 
 
 def at_session_end(branch: Branch, threshold: int) -> str:

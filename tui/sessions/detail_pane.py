@@ -12,13 +12,18 @@ class DetailPane(VerticalScroll):
     DEFAULT_CSS = """
     DetailPane { background: $surface; padding: 0 1; }
     DetailPane > #detail-body { width: 1fr; }
+    DetailPane > #detail-body.-lines { text-wrap: nowrap; text-overflow: ellipsis; }
     """
 
     def compose(self) -> ComposeResult:
         yield Static(id="detail-body", markup=False)
 
-    def show(self, content: Content) -> None:
-        self.query_one("#detail-body", Static).update(content)
+    def show(self, content: Content, *, wrap: bool = True) -> None:
+        """Show `content`; `wrap=False`: one row per line, cut at the pane's edge (a list of
+        turns, which no wrapping makes easier to read, and which lays out much faster)."""
+        body = self.query_one("#detail-body", Static)
+        body.set_class(not wrap, "-lines")
+        body.update(content)
         self.scroll_home(animate=False)
 
     @property

@@ -20,14 +20,11 @@ class GraphHeader(Static):
         if graph is None:
             self.update(Content.styled(note, "$muted-text"))
             return
-        owed: dict[str, int] = {}
-        for branch in graph.branches:
-            owed.update((t.id, t.tokens) for t in branch.pending)
         count = len(graph.branches)
         self.update(Content.assemble(
             (sanitize_line(graph.title or graph.session_id), "bold"),
             ("  ·  ", "$muted-text"), f"{count} branch{'es' if count != 1 else ''}",
-            ("  ·  ", "$muted-text"), (f"{len(owed)} pending", "$node-pending bold"),
-            f" ({tokens(sum(owed.values()))} tok)",
+            ("  ·  ", "$muted-text"), (f"{graph.pending_turns} pending", "$node-pending bold"),
+            f" ({tokens(graph.pending_tokens)} tok)",
             ("  ·  ", "$muted-text"), (f"{sum(1 for r in graph.rows if r.entry.kind != 'root')} nodes", "$muted-text"),
         ))

@@ -14,6 +14,7 @@ class SessionsLoaded(Message):
     """The session list was (re)read from disk."""
 
     listing: SessionListing
+    opening: str | None = None  # the session whose graph the same worker reads next (GraphLoaded follows)
 
 
 @dataclass

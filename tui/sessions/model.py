@@ -15,18 +15,20 @@ from __future__ import annotations
 
 import functools
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from scriptorium.core.sessions.graph_layout import GraphItem, LaneRow, display_order, layout
 from scriptorium.core.sessions.marker import (
     MARK_KEY,
+    BranchPending,
     PendingTurn,
     WorkspaceIdError,
     counted_ids,
     cut_batch,
     pending,
+    pending_branches,
     trigger_tokens,
 )
 from scriptorium.core.sessions.nodes import Node
@@ -105,28 +107,76 @@ class SessionListing:
 def list_sessions(state_dir: Path) -> SessionListing:
     """Every session with its branch count, pending backlog (shared prefixes counted once) and
     permanent write failure."""
+    return _list(SessionStore(state_dir), None)[0]
+
+
+@dataclass(frozen=True)
+class NextGraph:
+    """The graph the screen opens next, still to be read (`read()`, in the listing's thread)."""
+
+    session_id: str
+    read: Callable[[], SessionGraph]
+
+
+def list_and_open(state_dir: Path, prefer: str | None) -> tuple[SessionListing, NextGraph | None]:
+    """The session list, and a function reading the graph of the session the screen opens next:
+    `prefer` when it is still listed, else the first row (None when no readable session is
+    listed first). That graph reuses the store and the walk of every branch the listing made,
+    so call it in the same thread, soon after."""
     store = SessionStore(state_dir)
+    listing, kept = _list(store, prefer)
+    target = prefer if prefer is not None and listing.row(prefer) else (listing.rows[0].id if listing.rows else None)
+    if target is None:
+        return listing, None
+    walked = kept.get(target)
+    return listing, NextGraph(target, lambda: _load_graph(store, target, walked))
+
+
+def _list(store: SessionStore, prefer: str | None) -> tuple[SessionListing, dict[str, list[BranchPending]]]:
+    """The listing, and the branch walks of `prefer` and of the newest session (what opens next)."""
+    state_dir = store.state_dir
     summaries, problems = store.list_sessions()
     problems = list(problems)
     rows: list[SessionRow] = []
     wid = counted_ids(state_dir) if summaries else frozenset()
     failures = session_failures(StatePaths(state_dir)) if summaries else {}
+    kept: dict[str, list[BranchPending]] = {}
+    newest: SessionRow | None = None
     for summary in summaries:
         try:
             entries = store.index(summary.id).entries.values()
-            tips = store.list_branches(summary.id)
-            owed: dict[str, int] = {}
-            for tip in tips:
-                owed.update((t.id, t.tokens) for t in pending(store, summary.id, tip, wid))
+            branches = pending_branches(store, summary.id, wid)  # one walk shared by every branch
         except SessionError as exc:
             problems.append(SessionProblem(summary.id, str(exc)))
             continue
+        owed = _owed(b.turns for b in branches)
         times = [e.created_at for e in entries if e.kind != "root"]
-        rows.append(SessionRow(summary.id, summary.title, max(times, default=summary.updated_at),
-                               len(tips), len(owed), sum(owed.values()), _failure(failures.get(summary.id)),
-                               summary.redactions))
-    rows.sort(key=lambda r: (-r.last_activity, r.id))
-    return SessionListing(rows, problems)
+        row = SessionRow(summary.id, summary.title, max(times, default=summary.updated_at),
+                         len(branches), len(owed), sum(owed.values()), _failure(failures.get(summary.id)),
+                         summary.redactions)
+        rows.append(row)
+        if summary.id == prefer:
+            kept[row.id] = branches
+        elif newest is None or _order(row) < _order(newest):  # keep only the newest's walk, not every one
+            if newest is not None:
+                kept.pop(newest.id, None)
+            newest = row
+            kept[row.id] = branches
+    rows.sort(key=_order)
+    return SessionListing(rows, problems), kept
+
+
+def _order(row: SessionRow) -> tuple[float, str]:
+    """The list's order: newest activity first."""
+    return -row.last_activity, row.id
+
+
+def _owed(branches: Iterable[list[PendingTurn]]) -> dict[str, int]:
+    """Pending turns of all branches, shared prefixes counted once: id -> tokens."""
+    owed: dict[str, int] = {}
+    for turns in branches:
+        owed.update({t.id: t.tokens for t in turns})
+    return owed
 
 
 def _failure(record: dict | None) -> WriteFailure | None:
@@ -165,10 +215,16 @@ class Branch:
     tip: str
     is_head: bool
     pending: list[PendingTurn]
-    batch: list[PendingTurn]  # what the writer gets next: `cut_batch(pending, threshold)`
+    threshold: int  # the writer's trigger, which cuts `batch`
     spawned: bool = False  # a sub-agent's branch: written in full at the session's end, like the head
 
-    @property
+    # Computed when first asked (two thousand branches are listed, one is described).
+    @functools.cached_property
+    def batch(self) -> list[PendingTurn]:
+        """What the writer gets next: `cut_batch(pending, threshold)`."""
+        return cut_batch(self.pending, self.threshold)
+
+    @functools.cached_property
     def pending_tokens(self) -> int:
         return sum(t.tokens for t in self.pending)
 
@@ -188,11 +244,15 @@ class SessionGraph:
     rows: list[TurnRow]
     lanes: int
     branches: list[Branch]
+    pending_turns: int = 0  # of every branch, shared prefixes counted once
+    pending_tokens: int = 0
     _row_of: dict[str, int] = field(default_factory=dict, repr=False)
     _children: dict[str, list[str]] = field(default_factory=dict, repr=False)
+    _branch_of: dict[str, Branch] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         self._row_of = {row.id: i for i, row in enumerate(self.rows)}
+        self._branch_of = {b.tip: b for b in self.branches}
         for row in sorted(self.rows, key=lambda r: r.entry.seq):
             if row.entry.predecessor is not None:
                 self._children.setdefault(row.entry.predecessor, []).append(row.id)
@@ -206,7 +266,7 @@ class SessionGraph:
         return None if index is None else self.rows[index].entry
 
     def branch(self, tip: str) -> Branch | None:
-        return next((b for b in self.branches if b.tip == tip), None)
+        return self._branch_of.get(tip)
 
     def walk(self, node_id: str) -> Iterator[IndexEntry]:
         """Entries from `node_id` toward the root along predecessors (the engine's branch path)."""
@@ -221,8 +281,16 @@ class SessionGraph:
         return {e.id for e in self.walk(tip)}
 
     def branches_through(self, node_id: str) -> list[Branch]:
-        """Live branches whose path contains `node_id` (the head's first)."""
-        return [b for b in self.branches if node_id in self.branch_ids(b.tip)]
+        """Live branches whose path contains `node_id` (the head's first): the tips among the
+        node's descendants along predecessors, found by walking down from it, not up from every tip."""
+        below: set[str] = set()
+        stack = [node_id]
+        while stack:
+            current = stack.pop()
+            if current not in below:
+                below.add(current)
+                stack.extend(self._children.get(current, ()))
+        return [b for b in self.branches if b.tip in below]
 
     def children(self, node_id: str) -> list[str]:
         """Ids whose predecessor is `node_id`, oldest first."""
@@ -257,9 +325,41 @@ def _line_to(node_id: str | None, entries: dict[str, IndexEntry]) -> set[str]:
     return line
 
 
+def _spawn_rooted(entries: dict[str, IndexEntry]) -> Callable[[str], bool]:
+    """Does the predecessor chain ending at a node start at a sub-agent's spawn root (the
+    engine's `is_spawn_branch`)? Each node's answer is remembered, so two thousand branches
+    off one line walk the line once."""
+    known: dict[str, bool] = {}
+
+    def spawned(tip: str) -> bool:
+        path: dict[str, None] = {}
+        node: str | None = tip
+        answer = False
+        while node is not None and node in entries and node not in path:  # (a corrupt cycle ends it)
+            if node in known:
+                answer = known[node]
+                break
+            path[node] = None
+            entry = entries[node]
+            if entry.predecessor not in entries:  # the chain's root (no predecessor, or a missing one)
+                answer = entry.spawn_root
+                break
+            node = entry.predecessor
+        for walked in path:
+            known[walked] = answer
+        return answer
+
+    return spawned
+
+
 def load_graph(state_dir: Path, session_id: str) -> SessionGraph:
     """Build the graph snapshot of one session: layout, node states, branches and batches."""
-    store = SessionStore(state_dir)
+    return _load_graph(SessionStore(state_dir), session_id, None)
+
+
+def _load_graph(store: SessionStore, session_id: str, walked: list[BranchPending] | None) -> SessionGraph:
+    """`load_graph` on `store`; `walked`: the session's `pending_branches`, when just read."""
+    state_dir = store.state_dir
     meta = store.meta(session_id)
     entries = store.index(session_id).entries
     head = store.head(session_id)
@@ -272,13 +372,14 @@ def load_graph(state_dir: Path, session_id: str) -> SessionGraph:
     graph_layout = layout(display_order(items, trunk=_line_to(head, entries)))
     rows = [TurnRow(entries[lane.id], lane, node_state(entries[lane.id], wid), lane.id == head)
             for lane in graph_layout.rows]
-    branches = []
-    for tip in store.list_branches(session_id):
-        owed = pending(store, session_id, tip, wid)
-        branches.append(Branch(tip, tip == head, owed, cut_batch(owed, threshold),
-                               spawned=tip != head and store.is_spawn_branch(session_id, tip)))
+    spawned = _spawn_rooted(entries)
+    branches = [Branch(b.tip, b.is_head, b.turns, threshold,
+                       spawned=not b.is_head and spawned(b.tip))
+                for b in (walked if walked is not None else pending_branches(store, session_id, wid))]
+    owed = _owed(b.pending for b in branches)
     return SessionGraph(session_id, str(meta.get("title") or ""), head, wid, threshold,
-                        store.session_dir(session_id), rows, graph_layout.lanes, branches)
+                        store.session_dir(session_id), rows, graph_layout.lanes, branches,
+                        pending_turns=len(owed), pending_tokens=sum(owed.values()))
 
 
 # --- write actions: write one branch now, or finish a session ---------------------------
@@ -313,8 +414,9 @@ def owed_ids(state_dir: Path, job: WriteJob) -> set[str]:
     installed, so the turns of the job that are no longer pending are the turns written so far."""
     store = SessionStore(state_dir)
     wid = counted_ids(state_dir)
-    tips = [job.tip] if job.tip is not None else store.list_branches(job.session_id)
-    return {turn.id for tip in tips for turn in pending(store, job.session_id, tip, wid)}
+    if job.tip is not None:
+        return {turn.id for turn in pending(store, job.session_id, job.tip, wid)}
+    return {turn.id for branch in pending_branches(store, job.session_id, wid) for turn in branch.turns}
 
 
 def run_job(state_dir: Path, job: WriteJob) -> WriteOutcome:

@@ -15,13 +15,14 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Center, Horizontal, Middle, Vertical
+from textual.content import Content
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import ContentSwitcher, Footer
 from textual.widgets.data_table import RowDoesNotExist
 from textual.worker import Worker, WorkerState, get_current_worker
 
-from .describe import describe_branch, describe_turn
+from .describe import describe_branch, describe_turn, turn_title, whole_turn
 from .messages import (
     BranchHighlighted,
     GraphFailed,
@@ -45,10 +46,11 @@ from .model import (
     ImportOutcome,
     SessionGraph,
     SessionListing,
+    TurnRow,
     WriteJob,
     WriteOutcome,
     import_locations,
-    list_sessions,
+    list_and_open,
     load_graph,
     owed_ids,
     run_import,
@@ -80,6 +82,7 @@ class SessionsScreen(Screen):
         Binding("w", "write_branch", "Write branch"),
         Binding("f", "finish_session", "Finish session"),
         Binding("i", "import_sessions", "Import"),
+        Binding("o", "open_turn", "Whole turn"),
     ]
 
     def __init__(self) -> None:
@@ -87,6 +90,9 @@ class SessionsScreen(Screen):
         self.listing: SessionListing | None = None
         self.graph: SessionGraph | None = None
         self.session_id: str | None = None
+        self.graph_loading: str | None = None  # the session whose graph a worker is reading now
+        self.prefetching: str | None = None  # the session whose graph the listing's worker reads next
+        self.detail_turn: str | None = None  # the turn the detail pane shows (None: a branch, a failure)
         self.job: WriteJob | None = None  # the write running now (one at a time)
         self.job_owed: frozenset[str] | None = None  # its pending turns when it started
         self.job_written = 0
@@ -132,13 +138,30 @@ class SessionsScreen(Screen):
 
     # --- loading (worker threads; each builds its own store) ---------------
 
-    @work(thread=True, exclusive=True, group="sessions")
     def load_sessions(self) -> None:
+        """Read the list, then (same worker) the graph of the session it will select."""
+        self.prefetching = None  # a listing still running is cancelled, with its graph
+        self._list_worker(self.query_one(SessionList).selected_id)
+
+    @work(thread=True, exclusive=True, group="sessions")
+    def _list_worker(self, prefer: str | None) -> None:
+        worker = get_current_worker()
         try:
-            message: SessionsLoaded | SessionsFailed = SessionsLoaded(list_sessions(self.app.state_dir))
+            listing, next_graph = list_and_open(self.app.state_dir, prefer)
         except LIST_ERRORS as exc:
-            message = SessionsFailed(str(exc))
-        if not get_current_worker().is_cancelled:
+            if not worker.is_cancelled:
+                self.post_message(SessionsFailed(str(exc)))
+            return
+        if worker.is_cancelled:
+            return
+        self.post_message(SessionsLoaded(listing, next_graph.session_id if next_graph else None))
+        if next_graph is None:
+            return
+        try:
+            message: GraphLoaded | GraphFailed = GraphLoaded(next_graph.read())
+        except GRAPH_ERRORS as exc:
+            message = GraphFailed(next_graph.session_id, str(exc))
+        if not worker.is_cancelled:
             self.post_message(message)
 
     @work(thread=True, exclusive=True, group="graph")
@@ -152,10 +175,11 @@ class SessionsScreen(Screen):
 
     def on_sessions_failed(self, message: SessionsFailed) -> None:
         self.query_one(GraphHeader).show(None, "The sessions cannot be read")
-        self.query_one(DetailPane).show(untrusted_content(message.reason, "$text-error"))
+        self._show_detail(untrusted_content(message.reason, "$text-error"))
 
     def on_sessions_loaded(self, message: SessionsLoaded) -> None:
         self.listing = message.listing
+        self.prefetching = message.opening  # its graph follows from the same worker
         self.app.session_listing = message.listing
         self.refresh_bindings()  # the write actions appear once there is a session to write
         empty = not message.listing.rows and not message.listing.problems
@@ -170,8 +194,8 @@ class SessionsScreen(Screen):
         self._show_write_status()
 
     def open_session(self, session_id: str) -> None:
-        if session_id == self.session_id and self.graph is not None:
-            return
+        if session_id == self.session_id and (self.graph is not None or self._being_read(session_id)):
+            return  # shown, or being read (the list's cursor announces the session it opened too)
         self.session_id = session_id
         self.graph = None
         self._show_write_status()
@@ -180,13 +204,19 @@ class SessionsScreen(Screen):
                 self._show_failure(session_id, problem.message)
                 return
         self.query_one(GraphHeader).show(None, "Reading the session…")
-        self.load_graph(session_id)
+        if not self._being_read(session_id):
+            self.graph_loading = session_id
+            self.load_graph(session_id)
+
+    def _being_read(self, session_id: str) -> bool:
+        return session_id in (self.graph_loading, self.prefetching)
 
     def on_session_highlighted(self, message: SessionHighlighted) -> None:
         self.open_session(message.session_id)
 
     def on_graph_loaded(self, message: GraphLoaded) -> None:
         graph = message.graph
+        self._read(graph.session_id)
         if graph.session_id != self.session_id:
             return
         self.graph = graph
@@ -203,9 +233,17 @@ class SessionsScreen(Screen):
         if graph.branches:
             self.select_branch(keep_tip if graph.branch(keep_tip or "") else graph.branches[0].tip)
         else:
-            self.query_one(DetailPane).show(describe_turn(graph, graph.rows[0]))
+            self._show_turn(graph.rows[0])
+
+    def _read(self, session_id: str) -> None:
+        """A worker is done reading `session_id`'s graph."""
+        if session_id == self.graph_loading:
+            self.graph_loading = None
+        if session_id == self.prefetching:
+            self.prefetching = None
 
     def on_graph_failed(self, message: GraphFailed) -> None:
+        self._read(message.session_id)
         if message.session_id == self.session_id:
             self._show_failure(message.session_id, message.reason)
 
@@ -213,7 +251,7 @@ class SessionsScreen(Screen):
         self.query_one(GraphHeader).show(None, f"Session {session_id} cannot be read")
         self.query_one(BranchGraph).show(None)
         self.query_one(BranchList).show(None)
-        self.query_one(DetailPane).show(untrusted_content(reason, "$text-error"))
+        self._show_detail(untrusted_content(reason, "$text-error"))
 
     # --- selection ---------------------------------------------------------
 
@@ -227,7 +265,7 @@ class SessionsScreen(Screen):
             graph_view.move_to(tip)
         self.query_one(BranchList).highlight_tip(tip)
         detail = self.query_one(DetailPane)
-        detail.show(describe_branch(self.graph, branch, detail.scrollable_content_region.width))
+        self._show_detail(describe_branch(self.graph, branch, detail.scrollable_content_region.width), wrap=False)
 
     def on_branch_highlighted(self, message: BranchHighlighted) -> None:
         self.select_branch(message.tip)
@@ -237,18 +275,47 @@ class SessionsScreen(Screen):
             return
         index = self.graph.row_index(message.node_id)
         if index is not None:
-            self.query_one(DetailPane).show(describe_turn(self.graph, self.graph.rows[index]))
+            self._show_turn(self.graph.rows[index])
 
     def on_descendant_focus(self) -> None:
         graph_view = self.query_one(BranchGraph)
         if graph_view.has_focus and graph_view.current_row is not None and self.graph is not None:
-            self.query_one(DetailPane).show(describe_turn(self.graph, graph_view.current_row))
+            self._show_turn(graph_view.current_row)
+
+    def _show_turn(self, row: TurnRow) -> None:
+        """A turn in the detail pane: a bounded preview, the whole on `o`."""
+        assert self.graph is not None
+        self._show_detail(describe_turn(self.graph, row), turn=row.id)
+
+    def _show_detail(self, content: Content, *, turn: str | None = None, wrap: bool = True) -> None:
+        self.query_one(DetailPane).show(content, wrap=wrap)
+        if turn != self.detail_turn:
+            self.detail_turn = turn
+            self.refresh_bindings()  # `o` is offered only while a turn is shown
 
     # --- actions -----------------------------------------------------------
+
+    def action_open_turn(self) -> None:
+        """The whole of the turn the detail pane previews, in its own screen (read on demand)."""
+        from .turn_viewer import TurnViewer
+
+        graph = self.graph
+        index = graph.row_index(self.detail_turn) if graph is not None and self.detail_turn else None
+        if graph is None or index is None:
+            self.notify("Select a turn in the graph first.", severity="warning")
+            return
+        row = graph.rows[index]
+        node = graph.node(row.id)
+        if node is None:
+            self.notify("The node file could not be read.", severity="error")
+            return
+        self.app.push_screen(TurnViewer(turn_title(row, node), whole_turn(row, node)))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("write_branch", "finish_session"):
             return bool(self.listing and self.listing.rows)
+        if action == "open_turn":
+            return self.detail_turn is not None
         return True
 
     def action_cycle_branch(self, step: int) -> None:
@@ -261,7 +328,7 @@ class SessionsScreen(Screen):
 
     def action_reload(self) -> None:
         self.graph = None
-        self.session_id = None
+        self.session_id = self.graph_loading = None
         self.load_sessions()
 
     def action_write_branch(self) -> None:
@@ -345,7 +412,7 @@ class SessionsScreen(Screen):
                     f"{outcome.outcome}", severity=severity, markup=False)
         # Read the list (backlogs, failure marks) and the graph (node marks) again.
         if self.session_id == outcome.job.session_id:
-            self.graph = None
+            self.graph = self.graph_loading = None
         self._show_write_status()
         self.load_sessions()
 
