@@ -11,9 +11,11 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import asdict, dataclass
+from pathlib import Path
 
 from ..memory.topics import Paragraph, TopicDoc, parse_topic, without_block
 from ..memory import Transaction, TransactionResult
+from ..memory.reading import read_consistent
 from ..memory.workspace import Workspace
 from .blocks import CONFLICT_MARK
 
@@ -51,6 +53,10 @@ def _find(docs: dict[str, TopicDoc]) -> list[tuple[SyncConflict, Paragraph, Para
 
 
 def list_conflicts(state_dir: str | os.PathLike[str]) -> list[SyncConflict]:
+    return read_consistent(state_dir, _conflicts)
+
+
+def _conflicts(state_dir: Path) -> list[SyncConflict]:
     ws = Workspace(state_dir)
     docs = {rel: doc for rel in ws.topic_paths() if (doc := ws.topic(rel)) is not None}
     return [c for c, *_ in _find(docs)]
