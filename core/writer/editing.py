@@ -12,6 +12,7 @@ what decides whether a batch may be marked: no error is not output.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from ..memory import Diagnostic, SourceIndex, Transaction, TransactionResult
@@ -47,9 +48,11 @@ def changed_files(audit: list[dict[str, Any]]) -> list[str]:
 
 def edit_with_repair(txn: Transaction, *, paths: StatePaths, model: str, task: str, tools: tuple[str, ...],
                      stage: str, turns: int, timeout: float, monitor: Monitor | None = None,
+                     reapply: Callable[[Transaction], object] | None = None,
                      ) -> tuple[TransactionResult, list[dict[str, Any]]]:
     """Run the agent on `txn`, commit (install, or preview), repair once on rejection.
-    A `monitor` sees every step and may cancel the run before anything installs."""
+    A `monitor` sees every step and may cancel the run before anything installs;
+    `reapply` redoes, after the reset for the repair, what the caller staged first."""
     audit: list[dict[str, Any]] = []
     redactor = redactor_for(paths.root)
     prompt = task = redactor.text(task)
@@ -80,6 +83,8 @@ def edit_with_repair(txn: Transaction, *, paths: StatePaths, model: str, task: s
         if attempt == 1:
             rejected = _rejected_text(txn, result.diagnostics)
             txn.reset()
+            if reapply is not None:
+                reapply(txn)
             prompt = repair_task(task, problems(result.diagnostics), rejected)
     raise Rejected(result, audit)
 

@@ -20,8 +20,10 @@ says that no language model is configured and echoes what it heard.
 from __future__ import annotations
 
 import json
+import math
 import posixpath
 import re
+from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,6 +31,7 @@ from .filing import CORE, Context, Filed, Record, plan, render, title
 from .keywords import stems
 from .model import OFFLINE_MODEL, Reply, Step, register_provider
 from .prompts import NOTHING_TO_KEEP
+from .tools import PARTIAL_READ
 
 DEFAULT_CORE_BUDGET = 2000  # memory/core_render.py's default, when the task does not say
 _LINK = re.compile(r"\]\(([^)\s]+)\)")
@@ -132,8 +135,13 @@ def _listed(calls: list[_Call]) -> list[str] | None:
 
 
 def _reads(calls: list[_Call]) -> dict[str, str]:
+    """The files read whole (a partial read is not the file: writing it back would lose the rest)."""
     return {c.arguments.get("path", ""): c.result for c in calls
-            if c.name == "read_file" and c.result is not None and not c.result.startswith("error:")}
+            if c.name == "read_file" and c.result is not None and not c.result.startswith(("error:", PARTIAL_READ))}
+
+
+def _attempted(calls: list[_Call]) -> set[str]:
+    return {c.arguments.get("path", "") for c in calls if c.name == "read_file"}
 
 
 def _finished(calls: list[_Call], names: tuple[str, ...]) -> str | None:
@@ -151,7 +159,7 @@ def _finished(calls: list[_Call], names: tuple[str, ...]) -> str | None:
 
 
 def _write_step(task: str, calls: list[_Call]) -> Step:
-    answer = _finished(calls, ("write_file",))
+    answer = _finished(calls, ("write_file", "append_blocks"))
     if answer is not None:
         return answer
     records = _records(task)
@@ -165,20 +173,25 @@ def _write_step(task: str, calls: list[_Call]) -> Step:
     if not filed:
         return NOTHING_TO_KEEP
     reads = _reads(calls)
-    wanted = {f.path for f in filed} | {f.fallback for f in filed if f.path == CORE}
-    missing = sorted(p for p in wanted if p in listed and p not in reads)
+    # Only the core is read (its render budget decides what joins it); every other topic
+    # that exists gets its new blocks appended, unread: a topic of any size takes a batch.
+    wanted = {CORE} if any(f.path == CORE for f in filed) else set()
+    missing = sorted(p for p in wanted if p in listed and p not in _attempted(calls))
     if missing:
         return [("read_file", {"path": p}) for p in missing]
-    _fit_core(filed, reads.get(CORE, ""), context.core_budget or DEFAULT_CORE_BUDGET)
+    core = reads.get(CORE)
+    full = CORE in listed and core is None  # a core too large to read whole has no room left
+    _fit_core(filed, core or "", context.core_budget or DEFAULT_CORE_BUDGET, full)
     files: dict[str, list[str]] = {}
     for n, item in enumerate(filed, 1):
         if item.path not in files:
-            files[item.path] = [reads[item.path].rstrip("\n")] if item.path in reads else [f"# {title(item.path)}"]
+            files[item.path] = [] if item.path in listed else [f"# {title(item.path)}"]
         files[item.path].append(render(item, f"e{n}"))
-    return [("write_file", {"path": path, "content": "\n\n".join(parts) + "\n"}) for path, parts in files.items()]
+    return [("append_blocks", {"path": path, "text": "\n\n".join(parts) + "\n"}) if path in listed
+            else ("write_file", {"path": path, "content": "\n\n".join(parts) + "\n"}) for path, parts in files.items()]
 
 
-def _fit_core(filed: list[Filed], core_text: str, budget: int) -> None:
+def _fit_core(filed: list[Filed], core_text: str, budget: int, full: bool = False) -> None:
     """Core blocks while the core's render budget lasts; the rest go to their topic."""
     from ..tokens import count_tokens
 
@@ -187,7 +200,7 @@ def _fit_core(filed: list[Filed], core_text: str, budget: int) -> None:
         if item.path != CORE:
             continue
         size = count_tokens(render(item, f"e{n}"))
-        if used + size > budget:
+        if full or used + size > budget:
             item.path = item.fallback
         else:
             used += size
@@ -203,11 +216,10 @@ def _organize_step(calls: list[_Call]) -> Step:
     listed = _listed(calls)
     if listed is None:
         return [("list_files", {})]
-    reads = _reads(calls)
-    missing = [p for p in listed if p not in reads]
+    missing = [p for p in listed if p not in _attempted(calls)]
     if missing:
         return [("read_file", {"path": p}) for p in missing]
-    return _merge_duplicates(reads) or "Nothing to reorganize: no duplicate blocks."
+    return _merge_duplicates(_reads(calls)) or "Nothing to reorganize: no duplicate blocks."
 
 
 NEAR_DUPLICATE = 0.8  # share of content stems two blocks have in common (Jaccard) to count as one
@@ -218,19 +230,17 @@ def _merge_duplicates(files: dict[str, str]) -> list[tuple[str, dict[str, Any]]]
     first stays and takes over the others' citations; the others are retired."""
     from ..memory.topics import parse_topic
 
-    kept: list[tuple[str, Any, set[str]]] = []  # surviving (path, block, stems)
     retired: dict[str, str] = {}  # retired id -> surviving id
     drop: dict[str, list[Any]] = {}
     moved: dict[tuple[str, str], list[str]] = {}  # (path, surviving id) -> the definition lines it takes over
     docs = {path: parse_topic(path, text) for path, text in sorted(files.items())}
+    twins = _Twins([(path, b) for path, doc in docs.items() for b in doc.blocks if not b.legacy and b.block_id])
     for path, doc in docs.items():
         for block in doc.blocks:
             if block.legacy or not block.block_id:
                 continue
-            words = stems(block.content)
-            twin = next((k for k in kept if _same(words, k[2], block.content, k[1].content)), None)
+            twin = twins.find(path, block)
             if twin is None:
-                kept.append((path, block, words))
                 continue
             for bid in block.ids:
                 retired[bid] = twin[1].block_id
@@ -269,10 +279,47 @@ def _rebase(line: str, source: str, target: str) -> str:
     return _LINK.sub(lambda m: f"]({root_to_topic_rel(target, topic_rel_to_root(source, m.group(1)))})", line)
 
 
-def _same(a: set[str], b: set[str], text_a: str, text_b: str) -> bool:
-    if " ".join(text_a.casefold().split()) == " ".join(text_b.casefold().split()):
-        return True
-    return len(a) >= 3 and len(b) >= 3 and len(a & b) / len(a | b) >= NEAR_DUPLICATE
+class _Twins:
+    """The first surviving block each block duplicates: the same text, or (three stems or
+    more each) a Jaccard share of stems of at least NEAR_DUPLICATE. Candidates come from a
+    prefix filter (Bayardo et al., 2007): stems ordered rarest first, two sets that similar
+    share a stem among the first |s| - ceil(t|s|) + 1 of each (floor here: a stem longer
+    is safe from rounding), so a block is compared with a few others, not with every
+    block of memory."""
+
+    def __init__(self, blocks: list[tuple[str, Any]]) -> None:
+        self.words = {id(b): stems(b.content) for _, b in blocks}
+        self.rare: Counter[str] = Counter(w for ws in self.words.values() for w in ws)
+        self.kept: list[tuple[str, Any]] = []
+        self.by_text: dict[str, int] = {}
+        self.by_prefix: dict[str, list[int]] = {}
+
+    def _prefix(self, words: set[str]) -> list[str]:
+        order = sorted(words, key=lambda w: (self.rare[w], w))
+        return order[: len(words) - math.floor(NEAR_DUPLICATE * len(words)) + 1]
+
+    def find(self, path: str, block: Any) -> tuple[str, Any] | None:
+        """The twin kept before `block`, or None (then `block` is kept)."""
+        text = " ".join(block.content.casefold().split())
+        words = self.words[id(block)]
+        found = self.by_text.get(text)
+        if len(words) >= 3:
+            for w in self._prefix(words):
+                for k in self.by_prefix.get(w, ()):
+                    if (found is None or k < found) and _similar(words, self.words[id(self.kept[k][1])]):
+                        found = k
+        if found is not None:
+            return self.kept[found]
+        self.by_text.setdefault(text, len(self.kept))
+        if len(words) >= 3:
+            for w in self._prefix(words):
+                self.by_prefix.setdefault(w, []).append(len(self.kept))
+        self.kept.append((path, block))
+        return None
+
+
+def _similar(a: set[str], b: set[str]) -> bool:
+    return len(b) >= 3 and len(a & b) / len(a | b) >= NEAR_DUPLICATE
 
 
 def _cite_more(text: str, block_id: str, definitions: list[str]) -> str:

@@ -42,7 +42,7 @@ from .model import model_timeout, resolve_model
 from .prompts import NOTHING_TO_KEEP, Evidence, SessionContext, session_context, write_task
 from .reorganize import organize
 from ..writer_status import record_outcome, record_session_outcome
-from .tools import WRITER_TOOLS
+from .tools import EDIT_TOOLS, WRITER_TOOLS
 
 LOCK_TIMEOUT_S = 1.0
 PASS_LOCK = "write-pass.lock"
@@ -106,7 +106,7 @@ def finish(store: SessionStore, session_id: str, *, model: str | None = None) ->
 def _nothing_to_keep(audit: list[dict[str, Any]]) -> bool:
     """The writer edited nothing and answered that the batch holds nothing worth keeping
     (silence, or an edit that failed, is not that: WRITER_NO_PROGRESS)."""
-    edits = [e for e in audit if e.get("tool") in ("write_file", "edit_file", "delete_file")]
+    edits = [e for e in audit if e.get("tool") in EDIT_TOOLS]
     replies = [str(e.get("reply", "")).strip() for e in audit if e.get("tool") == "agent"]
     return not edits and bool(replies) and replies[-1] == NOTHING_TO_KEEP
 

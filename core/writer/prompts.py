@@ -2,9 +2,9 @@
 
 The task lists the evidence as one compact JSON object per record under
 `## Observed <date>` headings, then the current workspace structure, with every
-block of every topic as `^id  [heading]  summary`. The contract (system prompt)
-states the topic syntax the transaction enforces, so a model that follows it is
-not rejected.
+block of every topic as `^id  [heading]  summary` (the first `LISTED_BLOCKS` of a
+large one). The contract (system prompt) states the topic syntax the transaction
+enforces, so a model that follows it is not rejected.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 SUMMARY_CHARS = 90
+LISTED_BLOCKS = 200  # blocks shown per topic in the task; list_blocks pages through a larger one
 NOTHING_TO_KEEP = "Nothing to keep."  # the writer's explicit answer for a batch without facts
 
 CONTRACT = """You maintain a long-term memory made of Markdown topic files under topics/.
@@ -36,6 +37,9 @@ Topic syntax (enforced; a violation rejects the whole edit):
 - A link to another block is [text](other/topic.md#^blockid); links to a file without #^id are rejected.
 - No front matter, no paragraph without a citation, no intro prose.
 - sources/ is the append-only evidence archive: you cannot change it. Derived files are not yours.
+- A large topic is edited without reading it whole: list_blocks shows its block ids and first words,
+  read_block and edit_block read and change one block (its id is kept), append_blocks adds new blocks
+  at the end or in a section. write_file replaces a whole file: it is refused for a file read only in part.
 - Organize by subject (people/ada.md, projects/build-cache.md), never by session or date.
 - topics/core.md holds only stable facts almost every future conversation needs."""
 
@@ -148,12 +152,15 @@ def workspace_listing(topics_dir: Path) -> str:
             path = topics_dir / rel
             out.append(f"topics/{rel}")
             doc = parse_cached(rel, path.read_text(encoding="utf-8", errors="replace"))
-            for block in doc.blocks:
+            for block in doc.blocks[:LISTED_BLOCKS]:
                 heading = block.headings[-1] if block.headings else ""
                 summary = " ".join(block.content.split())
                 if len(summary) > SUMMARY_CHARS:
                     summary = summary[: SUMMARY_CHARS - 1] + "\u2026"
                 out.append(f"    ^{block.block_id}  [{heading}]  {summary}")
+            if len(doc.blocks) > LISTED_BLOCKS:
+                out.append(f"    … {len(doc.blocks) - LISTED_BLOCKS} more blocks: list_blocks(path={rel!r}, "
+                           f"start={LISTED_BLOCKS})")
     return "\n".join(out) if out else "(no topic files yet)"
 
 

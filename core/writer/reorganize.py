@@ -27,6 +27,7 @@ from .editing import Rejected, changed_files, edit_with_repair
 from .model import model_timeout, resolve_model
 from .progress import Cancelled, Monitor, Progress
 from .prompts import organize_task
+from .split import apply_split, split_chars, split_overgrown
 from .tools import ORGANIZER_TOOLS
 
 LOCK_TIMEOUT_S = 5.0
@@ -94,20 +95,41 @@ def sleep(state_dir: Path, *, preview: bool = False, model: str | None = None, i
 
 def organize(ws: Workspace, *, model: str, timeout: float, preview: bool = False,
              lock_timeout: float = LOCK_TIMEOUT_S, monitor: Monitor | None = None) -> SleepResult:
-    """One organizer run in a `sleep` transaction (raises on failure; see `sleep`)."""
+    """One organizer run in a `sleep` transaction (raises on failure; see `sleep`).
+
+    Overgrown topics are split first (split.py): installed, in a transaction of their
+    own, so that a rejected organizer edit cannot hold the split back; a preview shows
+    the split and the organizer's edit as one diff."""
+    limit = split_chars(ws.state_dir)
+    split = None
+    note = ""
+    if not preview:
+        if monitor is not None:
+            monitor.check()
+        split = split_overgrown(ws, limit, lock_timeout=lock_timeout)
+        if split is not None and split[1].outcome == "rejected":  # left undone; the organizer still runs
+            first = split[1].diagnostics[0] if split[1].diagnostics else None
+            note = f"; the split of overgrown topics was rejected ({first.rule}: {first.message})" if first else ""
+            split = None
     with Transaction(ws, "sleep", SUMMARY, evidence=[], preview=preview, lock_timeout=lock_timeout) as txn:
         base = ws.revision() if preview else ""
+        if preview:
+            apply_split(txn, limit)
         result, audit = edit_with_repair(txn, paths=ws.paths, model=model, task=organize_task(txn.topics_dir),
                                          tools=ORGANIZER_TOOLS, stage="organize", turns=0, timeout=timeout,
-                                         monitor=monitor)
+                                         monitor=monitor, reapply=(lambda t: apply_split(t, limit)) if preview else None)
     changed = changed_files(audit)
     if preview:
         staged = SleepPreview(base, _staged_topics(result), {str(r["id"]): str(r["reason"]) for r in result.retired})
         return SleepResult("ok", "PREVIEW", f"preview: {len(changed)} topic file(s) would change",
                            changed, None, result.diff, staged)
+    if split is not None:
+        changed = sorted(set(changed) | set(split[1].changed_topics))
+        note = "; " + split[0].summary()
     if not changed:
-        return SleepResult("ok", "NO_CHANGE", "reorganized: nothing needed to change")
-    return SleepResult("ok", "REORGANIZED", f"reorganized {len(changed)} topic file(s)", changed, result.commit)
+        return SleepResult("ok", "NO_CHANGE", "reorganized: nothing needed to change" + note)
+    return SleepResult("ok", "REORGANIZED", f"reorganized {len(changed)} topic file(s){note}", changed,
+                       result.commit or (split[1].commit if split is not None else None))
 
 
 def install_preview(state_dir: Path, preview: SleepPreview, *, is_global: bool = True,

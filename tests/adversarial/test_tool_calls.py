@@ -1,7 +1,8 @@
 """A model's hostile tool calls beyond path traversal (tests/writer covers `..`, absolute
 paths and symlinks): huge writes, edits that grow a file past the write limit, huge
-topics to read, source refs that try to leave the archive. Each is refused (or clipped)
-with a message the model reads; through the pipeline nothing is installed or marked."""
+topics to read (marked partial, never written back whole), source refs that try to
+leave the archive. Each is refused (or clipped) with a message the model reads;
+through the pipeline nothing is installed or marked."""
 
 from __future__ import annotations
 
@@ -11,7 +12,8 @@ import pytest
 
 from scriptorium.core.sessions.marker import pending
 from scriptorium.core.writer import write
-from scriptorium.core.writer.tools import MAX_READ_CHARS, MAX_WRITE_BYTES, WRITER_TOOLS, ToolError, TopicTools
+from scriptorium.core.writer.tools import (MAX_READ_CHARS, MAX_WRITE_BYTES, PARTIAL_READ, WRITER_TOOLS, ToolError,
+                                          TopicTools)
 from writer.scripted import scripted
 
 from .conftest import marked, memory_files, nothing_lost, talk
@@ -38,10 +40,13 @@ def test_an_edit_that_would_grow_a_file_past_the_limit_is_refused(tools):
     assert (tools.root / "notes.md").read_text() == text
 
 
-def test_a_huge_topic_is_read_clipped(tools):
+def test_a_huge_topic_is_read_clipped_marked_partial_and_not_written_back(tools):
     (tools.root / "huge.md").write_text("# Huge\n\n" + "word " * 1_000_000)
     out = tools.call("read_file", {"path": "huge.md"})
-    assert len(out) < MAX_READ_CHARS + 100 and out.endswith(f"truncated at {MAX_READ_CHARS} characters")
+    assert len(out) < MAX_READ_CHARS + 500 and out.startswith(PARTIAL_READ)
+    assert out.endswith(f"more characters from offset {MAX_READ_CHARS}]")  # one long line: cut where the window ends
+    with pytest.raises(ToolError, match="read only part"):
+        tools.call("write_file", {"path": "huge.md", "content": out})
 
 
 @pytest.mark.parametrize("ref", ["../../etc/passwd", "/etc/passwd", "openprogram/../../../etc/passwd",
