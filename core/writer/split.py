@@ -31,6 +31,7 @@ from pathlib import Path, PurePosixPath
 from ..config import load_config
 from ..memory import Transaction, TransactionResult, Workspace
 from ..memory.core_render import CORE_TOPIC
+from ..memory.names import list_topic_files
 from ..memory.topics import (HEADING, Definition, Paragraph, TopicDoc, is_relative_target, parse_topic, relative_link,
                              resolve_topic_link, root_to_topic_rel, topic_rel_to_root)
 from .keywords import content_words, slug, stem
@@ -329,8 +330,8 @@ def _rebased_definition(line: str, d: Definition, old: str, new: str) -> str:
 def apply_split(txn: Transaction, limit: int) -> SplitPlan:
     """Split the overgrown topics of a transaction's stage (the edit only: judged on commit)."""
     root = txn.topics_dir
-    texts = {p.relative_to(root).as_posix(): p.read_text(encoding="utf-8", errors="replace")
-             for p in sorted(root.rglob("*.md")) if p.is_file() and not p.is_symlink()}
+    texts = {rel: (root / rel).read_text(encoding="utf-8", errors="replace")
+             for rel in list_topic_files(root).paths}  # names.py: a name memory skips is never touched
     plan = plan_split(texts, limit)
     for rel, text in sorted(plan.writes.items()):
         if text is None:
