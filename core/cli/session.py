@@ -132,11 +132,13 @@ def cmd_rewind(args: argparse.Namespace, ctx: CliContext) -> int:
 
 def cmd_mark(args: argparse.Namespace, ctx: CliContext) -> int:
     from ..sessions.marker import mark_written, workspace_id
-    from ..sessions.store import SessionError
+    from ..sessions.store import SessionBusy, SessionError
 
     try:
         wid = workspace_id(ctx.state_dir)
         marked = mark_written(ctx.store, args.sid, args.nodes, wid)
+    except SessionBusy:
+        raise  # its own code (SESSION_BUSY) and exit 75: a stalled holder may yet let go
     except SessionError as exc:
         raise CliError(str(exc)) from exc
     emit_json({"marked": marked, "workspace": wid}) if args.json else print(f"marked {len(marked)} node(s) as written by {wid}")

@@ -10,6 +10,7 @@ committed by the next writer (`leftovers`).
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from .nodes import FILENAME_RE
@@ -29,8 +30,26 @@ def git(d: Path, *args: str) -> str:
 
     done = subprocess.run(["git", *args], cwd=d, capture_output=True, text=True, check=False)
     if done.returncode != 0:
-        raise GitError(f"git {args[0]} failed in {d}: {done.stderr.strip() or done.returncode}")
+        error = GitError(f"git {args[0]} failed in {d}: {done.stderr.strip() or done.returncode}")
+        raise error from _os_cause(done.stderr)
     return done.stdout
+
+
+_OS_CAUSES = (("no space left on device", "ENOSPC"), ("out of diskspace", "ENOSPC"), ("disk quota", "EDQUOT"),
+              ("read-only file system", "EROFS"), ("permission denied", "EACCES"))
+
+
+def _os_cause(stderr: str) -> OSError | None:
+    """The lasting OS condition git's message names, if any (a full disk is DISK_FULL to the
+    CLI, not an internal error)."""
+    import errno
+
+    text = stderr.lower()
+    for needle, name in _OS_CAUSES:
+        if needle in text:
+            code = getattr(errno, name)
+            return OSError(code, os.strerror(code))
+    return None
 
 
 def open_repo(d: Path) -> Path:
@@ -65,11 +84,30 @@ def ensure_excluded(d: Path) -> None:
 
 
 def commit_paths(d: Path, paths: list[str], message: str) -> None:
-    """Stage the given paths and commit (git's own add: fast for thousand-file imports)."""
+    """Stage the given paths as they are on disk and commit (git's own add: fast for
+    thousand-file imports). A named path that is gone leaves git's index too: a failed
+    append that staged its node file before removing it again (see `unstage`) must not
+    have the next commit bring the node back."""
     existing = [p for p in paths if (d / p).exists()]
     if existing:
         git(d, "add", "--", *existing)
+    if len(existing) < len(paths):
+        git(d, "rm", "--cached", "--quiet", "--ignore-unmatch", "--", *(p for p in paths if p not in existing))
     git(d, "commit", "--quiet", "--no-verify", "--allow-empty", "-m", message)
+
+
+def unstage(d: Path, paths: list[str]) -> None:
+    """Put git's index back to the last commit for `paths` (after a commit that failed)."""
+    git(d, "reset", "--quiet", "--", *paths)
+
+
+def committed(d: Path, path: str) -> bool:
+    """Does the last commit hold `path`? (Did a commit that reported a failure land anyway?)"""
+    import subprocess
+
+    done = subprocess.run(["git", "rev-parse", "--verify", "--quiet", f"HEAD:{path}"], cwd=d,
+                          capture_output=True, check=False)
+    return done.returncode == 0
 
 
 def leftovers(d: Path) -> list[str]:

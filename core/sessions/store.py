@@ -13,13 +13,13 @@ import json
 import os
 import time
 from collections import Counter
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from . import repo as session_git
-from ..fsutil import atomic_write_bytes, atomic_write_many, write_file_batched
+from ..fsutil import atomic_write_bytes, atomic_write_many, fsync_dir, write_file_batched
 from ..git_locks import clear_stale_locks
 from ..paths import StatePaths
 from .pack import PackedCommit
@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from ..redact import Redactor
 
 LOCK_TIMEOUT_S = 10.0
+MARK_STALL_S = 600.0  # marking gives up on the session lock only after its holder did nothing this long
 REDACTIONS_KEY = "redactions"  # meta.json: {kind: count} of the secrets redacted from this session's nodes
 
 
@@ -72,6 +73,14 @@ class UnknownNode(SessionError):
 
 class InvalidNode(SessionError):
     pass
+
+
+class SessionBusy(SessionError):
+    """The session lock stayed held by a writer that showed no sign of work for
+    MARK_STALL_S (a hung process): marking gave up; later, it will not."""
+
+    code = "SESSION_BUSY"
+    retryable = True
 
 
 _HEAD = object()  # sentinel: "predecessor defaults to the head"
@@ -219,6 +228,19 @@ class SessionStore:
             d.mkdir()  # the claim: of two processes creating one session, exactly one gets here
         except FileExistsError:
             raise SessionExists(f"session already exists: {sid}") from None
+        try:
+            self._init_session(sid, d, title, commit, started_at, extra)
+        except BaseException:  # a full disk: no half-made session directory is left behind
+            import shutil
+
+            shutil.rmtree(d, ignore_errors=True)
+            self._repos.discard(d)
+            self._unborn.pop(sid, None)
+            raise
+        return sid
+
+    def _init_session(self, sid: str, d: Path, title: str, commit: bool, started_at: float | None,
+                      extra: dict[str, Any]) -> None:
         layout = SessionPaths(d)
         layout.history.mkdir()
         layout.workdir.mkdir()
@@ -240,7 +262,6 @@ class SessionStore:
         else:
             self._unborn[sid] = set(init_paths)  # the first commit also updates the registry
             session_git.set_flag(d, True)  # should we die first, the next writer commits them
-        return sid
 
     # --- git -----------------------------------------------------------------
 
@@ -424,23 +445,87 @@ class SessionStore:
             node = Node(id=nid, seq=seq, role=raw_role, output=content, name=name or ("" if raw_role != "llm" else "scriptorium"),
                         input=input, caller=caller, predecessor=predecessor, metadata=md,
                         created_at=created_at if created_at is not None else time.time())
+            if sid not in self._batches:
+                self._append_now(sid, index, node, meta, move_head, counts)
+                return node
             self._write_node(sid, index, node)
-            kind = node.kind
-            if move_head and kind not in ("summary", "root"):
-                meta["head_id"] = nid
-            if counts:
-                meta[REDACTIONS_KEY] = add_counts(meta.get(REDACTIONS_KEY), counts)
-            meta["updated_at"] = time.time()
+            _head_and_counts(meta, node, move_head, counts)
             self._write_meta(sid, meta)
             self._bump(sid)
-            if sid not in self._batches:
-                index.adopt_fingerprint()
-            message = "" if sid in self._batches else _turn_message(node)
-            self._committed(sid, [node_rel(node.filename), META_REL], message)
-            if sid not in self._batches:
-                self._registry_update(sid, meta)
-                index.save()
+            self._committed(sid, [node_rel(node.filename), META_REL], "")
         return node
+
+    def _append_now(self, sid: str, index: SessionIndex, node: Node, meta: dict[str, Any], move_head: bool,
+                    counts: Mapping[str, int]) -> None:
+        """An append outside a batch, under the lock: node file, meta.json, generation, commit
+        — all of them, or (a full disk, any step failing) none: the node file goes again and
+        meta.json and git's index are put back, so the caller's retry appends after the same
+        head. Left on disk, the next writer would commit the node as a leftover, and the
+        retry would make a duplicate turn on a phantom branch."""
+        layout = self.session_paths(sid)
+        d = layout.root
+        rel = node_rel(node.filename)
+        unborn = set(self._unborn.get(sid, ()))
+        prev: bytes | None = None  # meta.json's old bytes, when no hard link could keep them
+        replaced = committing = False
+        try:
+            self._write_node(sid, index, node)
+            _head_and_counts(meta, node, move_head, counts)
+            prev = _keep_prev(layout)
+            self._write_meta(sid, meta)
+            replaced = True
+            bump_generation(d)
+            index.adopt_fingerprint()
+            committing = True
+            self._committed(sid, [rel, META_REL], _turn_message(node))
+        except BaseException as exc:
+            if not (committing and session_git.committed(d, rel)):
+                self._undo_append(sid, index, node, prev, replaced=replaced, committing=committing, unborn=unborn)
+                raise
+            if not isinstance(exc, Exception):  # the commit landed: the append is complete
+                raise
+        with contextlib.suppress(OSError):
+            layout.meta_prev.unlink()
+        self._registry_update(sid, meta)
+        index.save()
+
+    def _undo_append(self, sid: str, index: SessionIndex, node: Node, prev: bytes | None, *, replaced: bool,
+                     committing: bool, unborn: set[str]) -> None:
+        """Take back what a failed `_append_now` wrote, by unlinks and renames only (they need
+        no free space). The uncommitted flag stays up only when something could not be put
+        back (or session-init files still await their first commit)."""
+        layout = self.session_paths(sid)
+        d = layout.root
+        rel = node_rel(node.filename)
+        clean = True
+        try:
+            layout.node(node.filename).unlink(missing_ok=True)
+        except OSError:
+            clean = False
+        if replaced:
+            try:
+                if prev is None:
+                    os.replace(layout.meta_prev, layout.meta)
+                else:
+                    atomic_write_bytes(layout.meta, prev)
+            except OSError:
+                clean = False
+        else:
+            with contextlib.suppress(OSError):
+                layout.meta_prev.unlink()
+        if committing:
+            try:
+                session_git.unstage(d, [rel, META_REL])
+            except (OSError, session_git.GitError):
+                clean = False  # commit_paths drops a staged path that is gone from disk anyway
+        fsync_dir(layout.history)  # the node file's removal is as durable as its creation was
+        index.forget(node.id)
+        with contextlib.suppress(OSError):
+            bump_generation(d)  # other processes' indexes re-verify
+        if unborn:
+            self._unborn[sid] = unborn  # the session's init files still await their first commit
+        elif clean:
+            session_git.set_flag(d, False)
 
     def _write_node(self, sid: str, index: SessionIndex, node: Node) -> None:
         st = self._write_history_file(sid, node.filename, node.to_json_bytes())
@@ -456,8 +541,14 @@ class SessionStore:
             atomic_write_bytes(path, data)
             return path.stat()
         rel = node_rel(filename)
-        st = write_file_batched(os.path.join(self.root, sid, rel), data)
-        batch.pack.add(rel, data)
+        where = os.path.join(self.root, sid, rel)
+        st = write_file_batched(where, data)
+        try:
+            batch.pack.add(rel, data)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(where)  # not in the batch's commit: it must not be on disk either
+            raise
         return st
 
     def append_summary(self, sid: str, covers_ids: list[str], text: str, *, node_id: str | None = None,
@@ -607,7 +698,12 @@ class SessionStore:
         no index rewrite. The uncommitted flag stays up, so the session's next writer
         commits them into history first (as after a crash: `_begin_writes`); the
         index gets a journal line (SessionIndex.append_journal). Inside a batch: as
-        `merge_node_metadata_batch`."""
+        `merge_node_metadata_batch`.
+
+        Marks follow an installed batch: giving up on the session lock would only have the
+        batch written again. So this waits for the lock as long as its holder works (an
+        import of a long transcript holds it for minutes), and raises `SessionBusy` only
+        when the holder has shown no sign of work for MARK_STALL_S."""
         if not patches:
             return []
         if sid in self._batches:
@@ -615,7 +711,11 @@ class SessionStore:
         d = self._require(sid)
         layout = SessionPaths(d)
         layout.runtime.mkdir(exist_ok=True)
-        with _flock(layout.lock, LOCK_TIMEOUT_S):
+        def busy() -> SessionBusy:
+            return SessionBusy(f"session {sid}: a writer holding its lock has shown no sign of work for "
+                               f"{MARK_STALL_S:.0f} s; the turns were not marked")
+
+        with _flock(layout.lock, MARK_STALL_S, activity=lambda: _activity(layout), busy=busy):
             index = self._indexes.get(sid)
             files = ({n: e.filename for n in patches if (e := index.entries.get(n)) is not None} if index is not None
                      else _node_files(layout.history, set(patches)))
@@ -642,7 +742,8 @@ class SessionStore:
                 for e in entries:
                     index.record_write(e)
                 index.forget_fingerprint()
-            bump_generation(d)
+            with contextlib.suppress(OSError):  # the marks are on disk; renaming them in changed history/'s mtime
+                bump_generation(d)
             if index is not None and index.journal_is_long():
                 index.save()
             else:
@@ -723,6 +824,28 @@ def redactor_for(state_dir: Path) -> Redactor:
     return for_state(state_dir)
 
 
+def _head_and_counts(meta: dict[str, Any], node: Node, move_head: bool, counts: Mapping[str, int]) -> None:
+    """meta.json after appending `node`: the head (unless it stays), redactions, updated_at."""
+    if move_head and node.kind not in ("summary", "root"):
+        meta["head_id"] = node.id
+    if counts:
+        meta[REDACTIONS_KEY] = add_counts(meta.get(REDACTIONS_KEY), counts)
+    meta["updated_at"] = time.time()
+
+
+def _keep_prev(layout: SessionPaths) -> bytes | None:
+    """Keep meta.json's current content for an undo: a hard link (`meta_prev`, restored by a
+    rename, no free space needed); where links fail, its bytes (None: the link was made)."""
+    prev = layout.meta_prev
+    with contextlib.suppress(FileNotFoundError):
+        prev.unlink()  # a killed append's
+    try:
+        os.link(layout.meta, prev)
+        return None
+    except OSError:
+        return layout.meta.read_bytes()
+
+
 def _session_lock(layout: SessionPaths) -> FileLock:
     """The session's write lock (filelock is loaded by the first writer, never by readers)."""
     from filelock import FileLock
@@ -731,28 +854,61 @@ def _session_lock(layout: SessionPaths) -> FileLock:
 
 
 @contextlib.contextmanager
-def _flock(path: Path, timeout: float) -> Iterator[None]:
+def _flock(path: Path, timeout: float, *, activity: Callable[[], object] | None = None,
+           busy: Callable[[], BaseException] | None = None) -> Iterator[None]:
     """The session lock exactly as filelock takes it (`flock` on the same file, so the two
     exclude each other), for marking: importing filelock costs more than a mark does.
-    A timeout raises filelock's own `Timeout`, as every other writer does."""
+    Waits up to `timeout` — with `activity`, counted from the last time what it returns
+    changed: a holder at work keeps the wait going — then raises `busy()`, or else
+    filelock's own `Timeout`, as every other writer does."""
     import fcntl
 
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
     try:
-        deadline = time.monotonic() + timeout
+        now = time.monotonic()
+        deadline, pause, look_at = now + timeout, 0.005, now + 1.0
+        seen = activity() if activity is not None else None
         while True:
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
                 break
             except BlockingIOError:
-                if time.monotonic() > deadline:
+                now = time.monotonic()
+                if activity is not None and now >= look_at:
+                    look_at = now + 1.0
+                    if (current := activity()) != seen:
+                        seen, deadline = current, now + timeout
+                if now > deadline:
+                    if busy is not None:
+                        raise busy() from None
                     from filelock import Timeout
 
                     raise Timeout(str(path)) from None
-                time.sleep(0.01)
+                time.sleep(pause)
+                pause = min(pause * 2, 0.05)
         yield
     finally:
         os.close(fd)  # releases the flock
+
+
+def _activity(layout: SessionPaths) -> tuple[object, ...]:
+    """What a session writer at work changes, by stats alone: node files appear in
+    `history/`, meta.json and the generation are rewritten, git's index and objects and
+    the pack `git fast-import` streams to grow."""
+    git_dir = layout.git
+    seen: list[object] = []
+    for path in (layout.history, layout.meta, layout.generation, git_dir, git_dir / "index", git_dir / "objects"):
+        try:
+            st = os.stat(path)
+            seen.append((st.st_mtime_ns, st.st_size))
+        except OSError:
+            seen.append(None)
+    try:
+        with os.scandir(git_dir / "objects" / "pack") as it:
+            seen.append(sorted((e.name, e.stat().st_size) for e in it))
+    except OSError:
+        seen.append(None)
+    return tuple(seen)
 
 
 def _node_files(history: Path, ids: set[str]) -> dict[str, str]:

@@ -20,6 +20,8 @@ CODES = frozenset({
     "CONCURRENT_UPDATE", "EMBEDDING_UNAVAILABLE", "GIT_COMMIT_FAILED", "INVALID_ARGUMENT", "INVALID_TOPIC_FORMAT",
     "MISSING_SOURCE", "PATCH_CONFLICT", "PATH_OUTSIDE_WORKSPACE", "READ_ONLY_PATH", "TRANSACTION_FAILURE_UNKNOWN",
     "WRITER_FAILURE_UNKNOWN",
+    # ours, beyond formats §5.5: a batch installed but its turns not marked (they are written again)
+    "SESSION_BUSY", "MARKING_FAILED",
 })
 
 # Transaction codes kept as they are; anything else from the transaction is "unknown".

@@ -19,6 +19,7 @@ for it, or for the workspace lock, is `retryable`.
 
 from __future__ import annotations
 
+import time
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -33,7 +34,7 @@ from ..memory.lock import write_lock
 from ..memory.sources import anchor_for, archive_path, speaker_label
 from ..paths import StatePaths
 from ..sessions.records import records_for
-from ..sessions.store import SessionError, SessionStore
+from ..sessions.store import SessionBusy, SessionError, SessionStore
 from .classify import Failure, PassResult, classify
 from .counters import batch_written, note_sleep, sleep_due
 from .editing import Rejected, changed_files, edit_with_repair
@@ -45,6 +46,7 @@ from ..writer_status import record_outcome, record_session_outcome
 from .tools import EDIT_TOOLS, WRITER_TOOLS
 
 LOCK_TIMEOUT_S = 1.0
+MARK_WAIT_NOTE_S = 1.0  # a longer wait for the session lock while marking is noted in the result's message
 PASS_LOCK = "write-pass.lock"
 
 
@@ -239,7 +241,7 @@ class _Run:
             else:
                 break
         if run:
-            mark_written(self.store, sid, run, self.wid)
+            self._mark(sid, run, "already in memory through sync")
             self.notes.append(f"{len(run)} turn(s) already in memory through sync, marked")
         return bool(run)
 
@@ -262,14 +264,33 @@ class _Run:
         install.checkpoint("batch-installed")  # between install and marking: a crash here is a duplicate
         changed = changed_files(audit)
         if not changed and _nothing_to_keep(audit):  # said so explicitly: the turns are handled, no topic changes
-            mark_written(self.store, sid, ids, self.wid)
+            self._mark(sid, ids, "handled (nothing to keep)")
             return BatchResult(ids, [], None)
         if not changed:
             raise _Stop(Failure("WRITER_NO_PROGRESS", False,
                                 f"the writer changed no topic file for {len(ids)} turn(s); nothing marked, "
                                 "the turns stay pending"))
-        mark_written(self.store, sid, ids, self.wid)
+        self._mark(sid, ids, f"installed{f' as {result.commit[:12]}' if result.commit else ''}")
         return BatchResult(ids, changed, result.commit, result.redactions)
+
+    def _mark(self, sid: str, ids: list[str], done: str) -> None:
+        """Mark turns whose batch is `done` (installed): waiting for the session lock as long
+        as its holder works (an import), since giving up would only have them written
+        again. What stops marking is named for what it is, never a model timeout:
+        SESSION_BUSY (the holder shows no sign of work; retryable) or MARKING_FAILED
+        (the marks cannot be written: permissions, a full disk)."""
+        started = time.monotonic()
+        try:
+            mark_written(self.store, sid, ids, self.wid)
+        except SessionBusy as exc:
+            raise _Stop(Failure("SESSION_BUSY", True, f"{len(ids)} turn(s) {done}, but not marked: {exc}; "
+                                "they stay pending and are written again")) from exc
+        except (OSError, SessionError) as exc:
+            raise _Stop(Failure("MARKING_FAILED", False, f"{len(ids)} turn(s) {done}, but marking them failed: "
+                                f"{classify(exc).message}; they stay pending and are written again")) from exc
+        waited = time.monotonic() - started
+        if waited >= MARK_WAIT_NOTE_S:
+            self.notes.append(f"marking waited {waited:.0f} s for session {sid}'s lock (another writer held it)")
 
     def _context(self, sid: str) -> SessionContext:
         try:

@@ -82,10 +82,11 @@ def check(args: list[str], done: subprocess.CompletedProcess[str]) -> None:
             assert doc["outcome"] in ("permanent", "retryable", "rejected"), where  # a result document, or the failure one
 
 
-def run_all(state: Path, ids: dict[str, str], scratch: Path, **kw: object) -> list[str]:
+def run_all(state: Path, ids: dict[str, str], scratch: Path, *, extra_env: dict[str, str] | None = None,
+            **kw: object) -> list[str]:
     """Run every command against `state`; the ones that failed (for the caller's sanity checks)."""
     cmds = commands(ids, scratch)
-    env = dict(os.environ, HOME=str(scratch / "home"), PYTHONDONTWRITEBYTECODE="1")
+    env = dict(os.environ, HOME=str(scratch / "home"), PYTHONDONTWRITEBYTECODE="1", **(extra_env or {}))
     (scratch / "home").mkdir(exist_ok=True)
     with ThreadPoolExecutor(2) as pool:
         results = list(pool.map(lambda a: cli(state, *a, env=env, **kw), cmds))  # type: ignore[arg-type]
@@ -120,18 +121,107 @@ def test_a_read_only_state(seeded: dict[str, str], tmpfs: Path, tmp_path: Path) 
     assert any(f.startswith("session append") for f in failed) and any(f.startswith("topic save") for f in failed)
 
 
-def test_a_full_disk(seeded: dict[str, str], tmpfs: Path, tmp_path: Path) -> None:
-    state = tmpfs / "state"
-    shutil.copytree(seeded["state"], state, symlinks=True)
-    with open(tmpfs / "filler", "wb") as fh:  # take every byte left
+SIMULATED_FREE = 4096  # bytes each process may still write on the simulated full disk: a node file fits, git not
+
+GIT_ON_A_FULL_DISK = """#!/bin/sh
+# git on a (simulated) full disk: commands that only read run; every other one fails as git does there
+sub=
+skip=
+for a in "$@"; do
+  if [ -n "$skip" ]; then skip=; continue; fi
+  case "$a" in
+    -c|-C|--git-dir|--work-tree|--namespace) skip=1 ;;
+    -*) ;;
+    *) sub=$a; break ;;
+  esac
+done
+case "$sub" in
+  ""|version|help|status|rev-parse|log|show|cat-file|diff|diff-tree|diff-index|diff-files|ls-files|ls-tree|\
+  rev-list|for-each-ref|show-ref|merge-base|symbolic-ref|describe|name-rev|check-ignore|check-attr|var|grep)
+    exec "$REAL_GIT" "$@" ;;
+  config|remote)
+    case " $* " in
+      *" --get"*|*" -l "*|*" --list "*|*" -v "*) exec "$REAL_GIT" "$@" ;;
+    esac
+    [ "$sub" = remote ] && [ "$#" -le 2 ] && exec "$REAL_GIT" "$@" ;;
+esac
+echo "fatal: unable to write new index file: No space left on device" >&2
+exit 128
+"""
+
+
+def simulated_full_disk(where: Path) -> dict[str, str]:
+    """The environment of a child on a simulated full disk (tests/core/full_disk/sitecustomize.py
+    for Python's writes, a stand-in for git on PATH): for where no tmpfs can be mounted."""
+    bin_dir = where / "full-disk-bin"
+    bin_dir.mkdir()
+    (bin_dir / "git").write_text(GIT_ON_A_FULL_DISK)
+    (bin_dir / "git").chmod(0o755)
+    real_git = shutil.which("git")
+    assert real_git is not None
+    hook = Path(__file__).resolve().parent / "full_disk"
+    return {"SCRIPTORIUM_TEST_FULL_DISK": str(SIMULATED_FREE), "REAL_GIT": real_git,
+            "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}",
+            "PYTHONPATH": os.pathsep.join(p for p in (str(hook), os.environ.get("PYTHONPATH")) if p)}
+
+
+@pytest.fixture(params=["tmpfs", "simulated"])
+def full_disk(request: pytest.FixtureRequest, seeded: dict[str, str],
+              tmp_path: Path) -> Iterator[tuple[Path, dict[str, str], str]]:
+    """A copy of the seeded state on a full disk, the environment its commands run in, and
+    which disk it is: a filled tmpfs ("tmpfs", where one can be mounted: CI runs as root),
+    else a simulated ENOSPC — always for "simulated", and for "tmpfs" where mounting is
+    impossible, so that neither ever skips."""
+    mnt = tmp_path / "mnt"
+    if request.param == "tmpfs" and _mount(mnt):
+        state = mnt / "state"
+        copy_seeded(seeded, state)
+        with open(mnt / "filler", "wb") as fh:  # take every byte left
+            try:
+                while True:
+                    fh.write(b"\0" * (1 << 16))
+                    fh.flush()
+            except OSError:
+                pass
         try:
-            while True:
-                fh.write(b"\0" * (1 << 16))
-                fh.flush()
-        except OSError:
-            pass
-    failed = run_all(state, seeded, tmp_path)
+            yield state, {}, "tmpfs"
+        finally:
+            subprocess.run(["umount", "-l", str(mnt)], check=False)
+        return
+    state = tmp_path / "state"
+    copy_seeded(seeded, state)
+    yield state, simulated_full_disk(tmp_path), "simulated"
+
+
+def copy_seeded(seeded: dict[str, str], state: Path) -> None:
+    """The seeded state, its session's marks committed (by one more turn): so that on the
+    full disk, `session append` gets as far as writing its node file before git fails."""
+    shutil.copytree(seeded["state"], state, symlinks=True)
+    done = cli(state, "session", "append", seeded["sid"], "--role", "assistant", "--text", "Noted.")
+    assert done.returncode == 0, done.stderr
+
+
+def session_files(state: Path, sid: str) -> list[str]:
+    return sorted(p.name for p in (state / "sessions" / sid / "history").iterdir())
+
+
+def test_a_full_disk(seeded: dict[str, str], full_disk: tuple[Path, dict[str, str], str], tmp_path: Path) -> None:
+    state, env, disk = full_disk
+    sid = seeded["sid"]
+    before = session_files(state, sid)
+    failed = run_all(state, seeded, tmp_path, extra_env=env)
     assert any(f.startswith("topic save") for f in failed)
+    assert any(f.startswith("session append") for f in failed), disk
+    if disk == "tmpfs":
+        (state.parent / "filler").unlink()  # the disk has room again
+    # the failed append left nothing behind (issue 19, item 6): its retry is one turn on the one branch
+    assert session_files(state, sid) == before
+    retry = cli(state, "session", "append", sid, "--role", "user", "--text", "more", "--json")
+    assert retry.returncode == 0, retry.stderr
+    shown = json.loads(cli(state, "session", "show", sid, "--json").stdout)
+    new = json.loads(retry.stdout)["id"]
+    assert shown["tips"] == [new] and [n["text"] for n in shown["nodes"]].count("more") == 1
+    assert len(session_files(state, sid)) == len(before) + 1
 
 
 def test_a_state_it_may_not_touch(seeded: dict[str, str], tmp_path: Path) -> None:
