@@ -867,12 +867,14 @@ def _flock(path: Path, timeout: float, *, activity: Callable[[], object] | None 
     try:
         now = time.monotonic()
         deadline, pause, look_at = now + timeout, 0.005, now + 1.0
-        seen = activity() if activity is not None else None
+        seen: object = None
         while True:
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
                 break
             except BlockingIOError:
+                if activity is not None and seen is None:
+                    seen = activity()  # looked at only once there is a holder to watch
                 now = time.monotonic()
                 if activity is not None and now >= look_at:
                     look_at = now + 1.0
