@@ -12,6 +12,7 @@ from pathlib import Path
 
 from ..paths import StatePaths
 from . import install
+from .names import name_problem, printable
 from .sources import SourceIndex, scan_archive
 from .topics import UNUSED_DEFINITION, parse_cached, resolve_topic_link
 from .workspace import Workspace
@@ -26,7 +27,7 @@ def workspace_problems(state_dir: Path) -> list[str]:
     out = []
     if (paths.runtime / install.JOURNAL).exists() or (root / install.BACKUP).exists():
         out.append("an interrupted install is left (journal or backup)")
-    status = _git(root, "status", "--porcelain")
+    status = _disagreements(root)
     if status:
         out.append(f"git disagrees with the files: {status[:300]!r}")
     ws = Workspace(state_dir)
@@ -55,6 +56,26 @@ def workspace_problems(state_dir: Path) -> list[str]:
     if newest is not None and newest != head:
         out.append(f"HEAD {head[:10]} is not the newest audited commit {newest[:10]}")
     return out
+
+
+def _disagreements(root: Path) -> str:
+    """`git status --porcelain`, less the untracked files memory skips for their names
+    (names.py: `.trash/old.md`, a name that is not UTF-8): never installed, so never
+    committed, and no sign of a broken workspace."""
+    raw = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "-z", "--untracked-files=all"],
+                         capture_output=True).stdout
+    entries = [e.decode("utf-8", "surrogateescape") for e in raw.split(b"\0") if e]
+    kept, skip_next = [], False
+    for entry in entries:
+        if skip_next:  # a rename's or copy's original path
+            skip_next = False
+            continue
+        code, path = entry[:2], entry[3:]
+        skip_next = code[0] in "RC"
+        if code == "??" and path.startswith("topics/") and name_problem(path[len("topics/"):]) is not None:
+            continue
+        kept.append(f"{code} {printable(path)}")
+    return "\n".join(kept)
 
 
 def _git(root: Path, *args: str) -> str:

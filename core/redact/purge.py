@@ -36,6 +36,7 @@ from filelock import FileLock
 from ..memory.audit import append_record
 from ..memory.check import workspace_problems
 from ..memory.lock import write_lock
+from ..memory.names import printable
 from ..paths import StatePaths
 from .key import key_path, load_or_create_key
 from .scrub import Scrubber
@@ -71,7 +72,7 @@ class PurgeReport:
 
     def to_json(self) -> dict[str, Any]:
         return {"found": self.found, "done": self.done, "backup": self.backup,
-                "files": [p.__dict__ for p in self.files],
+                "files": [{**p.__dict__, "path": printable(p.path)} for p in self.files],  # a name is data
                 "repositories": [r.__dict__ for r in self.repositories],
                 "matches": sum(p.matches for p in self.files), "problems": self.problems}
 
@@ -319,7 +320,7 @@ def _audit(state_dir: Path, report: PurgeReport) -> None:
         "txn": token_source.token_hex(8), "at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "kind": "purge", "summary": f"purge: {matches} occurrence(s) in {len(report.files)} file(s), "
                                    f"{len(report.repositories)} repository history(ies) rewritten",
-        "changed_files": [p.path for p in report.files], "created_blocks": [], "retired": [], "archived": [],
+        "changed_files": [printable(p.path) for p in report.files], "created_blocks": [], "retired": [], "archived": [],
         "repositories": [r.path for r in report.repositories], "backup": report.backup, "commit": head,
         "workspace": workspace_id(state_dir), "redactions": {"purged": matches},
     }
@@ -332,7 +333,7 @@ def describe(report: PurgeReport) -> str:
     for p in report.files:
         note = {"delete": " (a binary cache: deleted, rebuilt when needed)",
                 "left": " (binary: not rewritten)"}.get(p.action, "")
-        lines.append(f"  {p.matches:>5}  {p.path}{note}")
+        lines.append(f"  {p.matches:>5}  {printable(p.path)}{note}")
     for r in report.repositories:
         lines.append(f"  {r.objects:>5}  {r.path}/.git (history: objects holding it)")
     return "\n".join(lines)

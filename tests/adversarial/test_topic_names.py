@@ -157,3 +157,16 @@ def test_an_edit_that_stages_an_odd_name_is_rejected_not_a_crash(state: Path) ->
     assert result.outcome == "rejected"
     assert [(d.rule, d.file) for d in result.diagnostics] == [("parse", "topics/c\\d.md")]
     assert not (ws.topics / "c\\d.md").exists()
+
+
+def test_purge_rewrites_a_secret_in_an_odd_name_and_the_workspace_still_validates(
+        state: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    secret = "sk-live-ABCDEF123456"
+    odd = os.path.join(os.fsencode(Workspace(state).topics), b"sec\xfe.md")
+    with open(odd, "wb") as fh:
+        fh.write(f"# S\n\nThe token is {secret} here.\n".encode())
+    code, doc, _ = cli(capsys, state, "purge", "--text", secret, "--yes", "--json")
+    assert code == 0 and doc["done"] and doc["problems"] == []  # skipped files are no sign of a broken workspace
+    assert [f["path"] for f in doc["files"]] == ["memory/topics/sec\\xfe.md"]
+    with open(odd, "rb") as fh:
+        assert secret.encode() not in fh.read()
