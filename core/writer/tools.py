@@ -388,8 +388,9 @@ class TopicTools:
         if target.is_file() and self.seen.get(rel) != "whole":
             size = target.stat().st_size
             if self.seen.get(rel) is not None or size > MAX_READ_CHARS:
+                seen = "read only part of" if self.seen.get(rel) is not None else "not read all of"
                 raise ToolError(
-                    f"refused: you have read only part of {rel} ({size} bytes), so write_file would replace text you "
+                    f"refused: you have {seen} {rel} ({size} bytes), so write_file would replace text you "
                     "have not seen and lose its blocks. Add blocks with append_blocks, change one block with "
                     "edit_block (list_blocks shows the ids), or make a small change with edit_file")
         _write_nofollow(target, data)

@@ -115,7 +115,7 @@ def test_a_partial_read_is_marked_and_never_written_back_whole(tools):
     assert tools.call("write_file", {"path": "big.md", "content": text}).startswith("wrote")
     # a file too large to read whole is not replaced blind either
     (tools.root / "other.md").write_text(text)
-    with pytest.raises(ToolError, match="read only part"):
+    with pytest.raises(ToolError, match="not read all of other.md"):
         tools.call("write_file", {"path": "other.md", "content": "# Other\n"})
     small = tools.call("read_file", {"path": "big.md", "offset": 0, "limit": 50})
     assert small.startswith(PARTIAL_READ) and "characters 0-" in small
