@@ -15,7 +15,7 @@ from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from ..paths import StatePaths
-from ..runtime_state import load_runtime, save_runtime
+from ..runtime_state import load_runtime
 
 DUE_BATCHES = 5
 DUE_TOKENS = 40_000
@@ -90,12 +90,17 @@ def batch_written(tokens: int) -> Callable[[dict[str, Any], list[str]], None]:
     return update
 
 
-def note_sleep(paths: StatePaths, *, is_global: bool, now: datetime | None = None) -> None:
-    """Reset the counters after an installed sleep (call under the write lock)."""
-    state = load_runtime(paths)
-    state["local_batches"] = 0
-    state["local_tokens"] = 0
-    if is_global:
-        state["write_commits_since_global"] = 0
-        state["last_global_at"] = (now or datetime.now(timezone.utc)).isoformat(timespec="seconds")
-    save_runtime(paths, state)
+def sleep_done(*, is_global: bool, now: datetime | None = None) -> Callable[[dict[str, Any], list[str]], None]:
+    """The counter reset of an installed sleep, for the sleep's own transaction
+    (`Transaction.count`): installed with the organizer's edit, under the same lock and
+    audit record, so no crash can leave a sleep installed and its counters stale."""
+    stamp = (now or datetime.now(timezone.utc)).isoformat(timespec="seconds")
+
+    def update(state: dict[str, Any], changed_topics: list[str]) -> None:
+        state["local_batches"] = 0
+        state["local_tokens"] = 0
+        if is_global:
+            state["write_commits_since_global"] = 0
+            state["last_global_at"] = stamp
+
+    return update

@@ -30,13 +30,12 @@ from filelock import FileLock, Timeout
 
 from ..sessions.marker import PendingTurn, counted_ids, cut_batch, mark_written, pending, trigger_tokens, workspace_id
 from ..memory import LockBusy, SourceIndex, SourceRecord, Transaction, Workspace, install, records_to_sources
-from ..memory.lock import write_lock
 from ..memory.sources import anchor_for, archive_path, speaker_label
 from ..paths import StatePaths
 from ..sessions.records import records_for
 from ..sessions.store import SessionBusy, SessionError, SessionStore
 from .classify import Failure, PassResult, classify
-from .counters import batch_written, note_sleep, sleep_due
+from .counters import batch_written, sleep_due
 from .editing import Rejected, changed_files, edit_with_repair
 from .migration import migrate, needs_migration
 from .model import model_timeout, resolve_model
@@ -316,19 +315,11 @@ class _Run:
         if not due.due:
             return
         try:
-            result = organize(self.ws, model=self.model, timeout=self.timeout, lock_timeout=LOCK_TIMEOUT_S)
+            result = organize(self.ws, model=self.model, timeout=self.timeout, lock_timeout=LOCK_TIMEOUT_S,
+                              is_global=due.is_global)
         except Exception as exc:  # the batch is written; a failed sleep is retried when next due
             failure = Failure("COMMIT_REJECTED", False, str(exc)) if isinstance(exc, Rejected) else classify(exc)
             self.notes.append(f"sleep ({due.reason}) failed: {failure.code}: {failure.message}")
             return
-        self._count(lambda: note_sleep(self.paths, is_global=due.is_global))
         if result.changed_files:
             self.notes.append(f"sleep ({due.reason}) reorganized {len(result.changed_files)} topic file(s)")
-
-    def _count(self, update: Any) -> None:
-        """Counter updates go under the workspace lock (transactions install runtime.json)."""
-        try:
-            with write_lock(self.paths.runtime, LOCK_TIMEOUT_S):
-                update()
-        except LockBusy:
-            self.notes.append("sleep counters not updated: workspace busy")

@@ -17,12 +17,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..memory import Diagnostic, LockBusy, Transaction, TransactionResult, Workspace
+from ..memory import Diagnostic, Transaction, TransactionResult, Workspace
 from ..outcome import Outcome, exit_code
-from ..memory.lock import write_lock
-from ..paths import StatePaths
 from .classify import classify
-from .counters import note_sleep
+from .counters import sleep_done
 from .editing import Rejected, changed_files, edit_with_repair
 from .model import model_timeout, resolve_model
 from .progress import Cancelled, Monitor, Progress
@@ -32,7 +30,6 @@ from .tools import ORGANIZER_TOOLS
 
 LOCK_TIMEOUT_S = 5.0
 SUMMARY = "reorganize topics"
-COUNTER_LOCK_S = 1.0
 
 
 @dataclass(frozen=True)
@@ -79,23 +76,25 @@ def sleep(state_dir: Path, *, preview: bool = False, model: str | None = None, i
     (in this thread) after every step; once `cancel` is set the run stops with the
     retryable code `CANCELLED`, nothing installed."""
     state_dir = Path(state_dir)
-    paths = StatePaths(state_dir)
     try:
         ws = Workspace.open(state_dir)
         if not ws.topic_paths():
             return SleepResult("ok", "EMPTY", "no topic files: nothing to reorganize")
         result = organize(ws, model=resolve_model(state_dir, model), timeout=model_timeout(state_dir),
-                          preview=preview, lock_timeout=lock_timeout, monitor=Monitor(progress, cancel))
+                          preview=preview, lock_timeout=lock_timeout, monitor=Monitor(progress, cancel),
+                          is_global=is_global)
     except Exception as exc:
         return _failed(exc)
-    if not preview:
-        _reset_counters(paths, is_global)
     return result
 
 
 def organize(ws: Workspace, *, model: str, timeout: float, preview: bool = False,
-             lock_timeout: float = LOCK_TIMEOUT_S, monitor: Monitor | None = None) -> SleepResult:
+             lock_timeout: float = LOCK_TIMEOUT_S, monitor: Monitor | None = None,
+             is_global: bool = False) -> SleepResult:
     """One organizer run in a `sleep` transaction (raises on failure; see `sleep`).
+
+    Unless previewing, the transaction also resets the due counters (`is_global` stamps
+    the daily pass too): the reset is installed with the organizer's edit, or not at all.
 
     Overgrown topics are split first (split.py): installed, in a transaction of their
     own, so that a rejected organizer edit cannot hold the split back; a preview shows
@@ -115,6 +114,8 @@ def organize(ws: Workspace, *, model: str, timeout: float, preview: bool = False
         base = ws.revision() if preview else ""
         if preview:
             apply_split(txn, limit)
+        else:
+            txn.count(sleep_done(is_global=is_global))
         result, audit = edit_with_repair(txn, paths=ws.paths, model=model, task=organize_task(txn.topics_dir),
                                          tools=ORGANIZER_TOOLS, stage="organize", turns=0, timeout=timeout,
                                          monitor=monitor, reapply=(lambda t: apply_split(t, limit)) if preview else None)
@@ -151,6 +152,7 @@ def install_preview(state_dir: Path, preview: SleepPreview, *, is_global: bool =
                     txn.write_topic(rel, data)
             for block_id, reason in preview.retired.items():
                 txn.retire(block_id, reason)
+            txn.count(sleep_done(is_global=is_global))
             checked = txn.check()
             if not checked.ok:
                 return SleepResult("permanent", "COMMIT_REJECTED", "the previewed edit is rejected now",
@@ -160,7 +162,6 @@ def install_preview(state_dir: Path, preview: SleepPreview, *, is_global: bool =
             result = txn.commit()
     except Exception as exc:
         return _failed(exc)
-    _reset_counters(StatePaths(state_dir), is_global)
     changed = result.changed_topics
     if not changed:
         return SleepResult("ok", "NO_CHANGE", "reorganized: nothing needed to change")
@@ -184,13 +185,3 @@ def _failed(exc: Exception) -> SleepResult:
         return SleepResult("permanent", "COMMIT_REJECTED", str(exc), diagnostics=exc.result.diagnostics)
     failure = classify(exc)
     return SleepResult(failure.outcome, failure.code, failure.message)
-
-
-def _reset_counters(paths: StatePaths, is_global: bool) -> None:
-    """Counters live in runtime.json, which transactions also install: update under the lock.
-    A busy lock skips the reset; the only cost is an earlier next sleep."""
-    try:
-        with write_lock(paths.runtime, COUNTER_LOCK_S):
-            note_sleep(paths, is_global=is_global)
-    except LockBusy:
-        pass

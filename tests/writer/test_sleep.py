@@ -99,3 +99,30 @@ def test_an_organizer_dropping_a_block_without_retiring_it_is_rejected(store):
     assert "block-id-kept" in result.message
     assert [r["stage"] for r in history(store)][-2:] == ["organize", "organize-repair"]
     assert tree(live) == before
+
+
+class _Killed(BaseException):
+    """A process killed mid-install: nothing after the crash point runs."""
+
+
+def test_the_counter_reset_is_installed_with_the_sleep_itself(store, monkeypatch):
+    from scriptorium.core.memory import install
+
+    live = _duplicated(store)
+    paths = StatePaths(store.state_dir)
+    _set(paths, local_batches=7, local_tokens=50_000)
+
+    def kill_after_the_audit(step):
+        if step == "audited":
+            raise _Killed(step)
+
+    monkeypatch.setattr(install, "crash_hook", kill_after_the_audit)
+    try:
+        sleep(store.state_dir)
+    except _Killed:
+        pass
+    monkeypatch.setattr(install, "crash_hook", None)
+    record = Workspace.open(store.state_dir).audit_log()[0]
+    assert record["kind"] == "sleep" and record["retired"]  # the sleep is installed and audited
+    state = load_runtime(paths)
+    assert state["local_batches"] == 0 and state["local_tokens"] == 0 and state["last_global_at"]
