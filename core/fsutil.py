@@ -47,23 +47,60 @@ def atomic_write_bytes(path: Path, data: bytes, *, mode: int = 0o600, durable: b
         fsync_dir(path.parent)
 
 
+FSYNC_GROUP = 64  # files written (fds open) and fsynced at once by atomic_write_many
+FSYNC_THREADS = 16
+
+
+def fsync_all(fds: list[int]) -> None:
+    """fsync every fd, several at once in threads: a journaling file system commits
+    concurrent fsyncs together (ext4's jbd2, XFS's log), so twenty small files cost about
+    what one does instead of twenty journal commits. Raises the first failure."""
+    if len(fds) < 2:
+        for fd in fds:
+            os.fsync(fd)
+        return
+    import threading
+
+    errors: list[OSError] = []
+    shares = [fds[i::FSYNC_THREADS] for i in range(min(FSYNC_THREADS, len(fds)))]
+
+    def run(share: list[int]) -> None:
+        for fd in share:
+            try:
+                os.fsync(fd)
+            except OSError as exc:
+                errors.append(exc)
+
+    threads = [threading.Thread(target=run, args=(share,), daemon=True) for share in shares[1:]]
+    for t in threads:
+        t.start()
+    run(shares[0])
+    for t in threads:
+        t.join()
+    if errors:
+        raise errors[0]
+
+
 def atomic_write_many(items: list[tuple[Path, bytes]], *, mode: int = 0o600) -> None:
-    """`atomic_write_bytes` for many files of one directory, durable when it returns, at
-    one fsync per file plus one of the directory (not two per file): all temp files
-    written and fsynced, then all renamed."""
+    """`atomic_write_bytes` for many files, durable when it returns: all temp files written
+    and fsynced together (`fsync_all`), then all renamed, then one fsync per directory."""
     temps: list[tuple[str, Path]] = []
     try:
-        for path, data in items:
-            tmp = f"{path}.{os.urandom(16).hex()}.tmp"
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, mode)
-            temps.append((tmp, path))
+        for start in range(0, len(items), FSYNC_GROUP):
+            fds: list[int] = []
             try:
-                view = memoryview(data)
-                while view:
-                    view = view[os.write(fd, view):]
-                os.fsync(fd)
+                for path, data in items[start:start + FSYNC_GROUP]:
+                    tmp = f"{path}.{os.urandom(16).hex()}.tmp"
+                    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, mode)
+                    temps.append((tmp, path))
+                    fds.append(fd)
+                    view = memoryview(data)
+                    while view:
+                        view = view[os.write(fd, view):]
+                fsync_all(fds)
             finally:
-                os.close(fd)
+                for fd in fds:
+                    os.close(fd)
         for tmp, path in temps:
             os.replace(tmp, path)
     except BaseException:

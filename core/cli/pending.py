@@ -38,6 +38,7 @@ def cmd_pending(args: argparse.Namespace, ctx: CliContext) -> int:
             for b in branches
         ],
     }
+    store.save_index(args.sid)  # the counts just made, for the next command
     if args.json:
         emit_json(doc)
     else:

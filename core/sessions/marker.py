@@ -86,12 +86,54 @@ def _read_id(path: Path) -> str:
     return text
 
 
-@dataclass(frozen=True)
 class PendingTurn:
-    id: str
-    role: str  # "user" | "assistant"
-    tokens: int
-    created_at: float
+    """A record the writer still owes. `tokens` (exact, o200k_base) is counted when first read
+    and kept in the session index: a walk over a long backlog of uncounted turns (a session
+    OpenProgram wrote, a first open) neither reads their text again nor loads the tokenizer,
+    and the writer counts only the turns its batch takes (`cut_batch` stops at the
+    threshold). Read-only by convention; equal when id, role, tokens and time are."""
+
+    __slots__ = ("id", "role", "created_at", "_tokens", "_counter")
+
+    def __init__(self, id: str, role: str, tokens: int, created_at: float,
+                 counter: _Counter | None = None) -> None:
+        self.id = id
+        self.role = role  # "user" | "assistant"
+        self.created_at = created_at
+        self._tokens = tokens  # < 0: not counted yet (`counter` counts it)
+        self._counter = counter
+
+    @property
+    def tokens(self) -> int:
+        if self._tokens < 0:
+            self._tokens = self._counter(self.id) if self._counter is not None else 0
+            self._counter = None
+        return self._tokens
+
+    def _key(self) -> tuple[str, str, int, float]:
+        return (self.id, self.role, self.tokens, self.created_at)
+
+    def __eq__(self, other: object) -> bool:
+        return self._key() == other._key() if isinstance(other, PendingTurn) else NotImplemented
+
+    def __hash__(self) -> int:
+        return hash((self.id, self.role, self.created_at))  # without counting
+
+    def __repr__(self) -> str:
+        shown = self._tokens if self._tokens >= 0 else "?"
+        return f"PendingTurn(id={self.id!r}, role={self.role!r}, tokens={shown}, created_at={self.created_at!r})"
+
+
+class _Counter:
+    """Counts pending turns on demand through the session index that listed them."""
+
+    __slots__ = ("store", "sid", "index")
+
+    def __init__(self, store: SessionStore, sid: str, index: SessionIndex) -> None:
+        self.store, self.sid, self.index = store, sid, index
+
+    def __call__(self, nid: str) -> int:
+        return self.store.token_count(self.sid, nid, self.index)
 
 
 @dataclass(frozen=True)
@@ -110,7 +152,9 @@ def pending(store: SessionStore, sid: str, tip: str | None = None,
     """Records after the newest record this workspace marked on the branch, oldest first.
 
     No mark at all hands over the whole branch (when in doubt, re-process). Rewound
-    turns and non-records (tools, runtime turns, summaries) are stepped over.
+    turns and non-records (tools, runtime turns, summaries) are stepped over. Turns not
+    counted yet are counted when their `tokens` is read; `store.save_index(sid)` keeps
+    those counts for the next process.
     """
     index = store.index(sid)
     out = _PendingWalk(store, sid, index, _ids(store, workspace)).branch(tip)
@@ -132,6 +176,7 @@ class _PendingWalk:
     def __init__(self, store: SessionStore, sid: str, index: SessionIndex, wids: frozenset[str]) -> None:
         self.store, self.sid, self.index, self.wids = store, sid, index, wids
         self.prefix: dict[str, tuple[list[PendingTurn], int]] = {}  # node -> (a result, its length there)
+        self.counter = _Counter(store, sid, index)
 
     def branch(self, tip: str | None) -> list[PendingTurn]:
         walked: list[IndexEntry] = []
@@ -147,8 +192,7 @@ class _PendingWalk:
         out = base
         for e in reversed(walked):
             if not e.rewound and e.is_record and e.marks.get(MARK_KEY) not in self.wids:
-                tokens = e.tokens if e.tokens >= 0 else self.store.token_count(self.sid, e.id, self.index)
-                out.append(PendingTurn(e.id, e.kind, tokens, e.created_at))
+                out.append(PendingTurn(e.id, e.kind, e.tokens, e.created_at, self.counter))
             self.prefix[e.id] = (out, len(out))
         return out
 

@@ -361,6 +361,13 @@ class SessionStore:
         """Every node in seq order (reads every file: for display and exports, not walks)."""
         return [self.node(sid, e.id) for e in sorted(self.index(sid).entries.values(), key=lambda e: e.seq)]
 
+    def save_index(self, sid: str) -> None:
+        """Write the loaded index of `sid` if it changed since it was saved: tokens counted
+        lazily (a pending turn's `tokens`) are then known to the next process too."""
+        index = self._indexes.get(sid)
+        if index is not None and index.dirty and sid not in self._batches:
+            index.save()
+
     def token_count(self, sid: str, nid: str, index: SessionIndex | None = None) -> int:
         """Tokens of a record, counted once and cached in the index."""
         index = index or self.index(sid)
@@ -731,7 +738,7 @@ class SessionStore:
                     raise InvalidNode(str(exc)) from exc
                 node.metadata.update(patches[nid])
                 nodes.append((node, filename))
-            atomic_write_many([(layout.node(f), node.to_json_bytes()) for node, f in nodes])
+            atomic_write_many([(layout.node(f), node.to_json_bytes(stdlib=True)) for node, f in nodes])
             entries = []
             for node, filename in nodes:
                 st = layout.node(filename).stat()
@@ -914,14 +921,14 @@ def _activity(layout: SessionPaths) -> tuple[object, ...]:
 
 
 def _node_files(history: Path, ids: set[str]) -> dict[str, str]:
-    """Node id -> file name for `ids`, from the names alone (no index loaded)."""
+    """Node id -> file name for `ids`, from the names alone (no index loaded): one listing,
+    filtered by name suffix in C; the full check only for the few wanted."""
+    suffixes = tuple(f"-{nid}.json" for nid in ids)
     out = {}
-    with os.scandir(history) as it:
-        for entry in it:
-            name = entry.name
-            parts = name.split("-", 2)  # NNNN-r-<id>.json; the full check only for the few wanted
-            if len(parts) == 3 and parts[2][:-5] in ids and FILENAME_RE.match(name):
-                out[parts[2][:-5]] = name
+    for name in [n for n in os.listdir(history) if n.endswith(suffixes)]:
+        m = FILENAME_RE.match(name)
+        if m is not None and m.group(3) in ids:
+            out[m.group(3)] = name
     return out
 
 

@@ -210,11 +210,12 @@ class _Run:
                 continue
             if not turns:
                 return
-            total = sum(t.tokens for t in turns)
+            batch = cut_batch(turns, self.threshold)  # counts only the turns it takes
+            total = sum(t.tokens for t in batch)  # all of them when below the threshold
             if mode != "all" and total < self.threshold:
                 self.below = (total, self.threshold)
                 return
-            self.batches.append(self._write_batch(sid, cut_batch(turns, self.threshold)))
+            self.batches.append(self._write_batch(sid, batch))
             self._sleep_if_due()
             if mode == "once":
                 return

@@ -3,6 +3,7 @@ item 1): the uncommitted flag stays up and the session's next writer commits the
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -65,3 +66,31 @@ def test_marks_by_another_process_are_seen_by_a_loaded_index_and_a_fresh_one(tmp
     assert [t.id for t in pending(SessionStore(tmp_path / "state"), sid, workspace=wid)] == ids[7:]
     mark_written(reader, sid, [ids[8]], wid)  # marking through a loaded index
     assert [t.id for t in pending(SessionStore(tmp_path / "state"), sid, workspace=wid)] == ids[9:]
+
+
+MARK_FRESH = """
+import json, sys
+from scriptorium.core.sessions.store import SessionStore
+from scriptorium.core.sessions.marker import mark_written
+mark_written(SessionStore(sys.argv[1]), sys.argv[2], sys.argv[3].split(","), sys.argv[4])
+print(json.dumps(sorted(m for m in ("git", "filelock", "orjson", "tiktoken") if m in sys.modules)))
+"""
+
+
+def test_a_first_mark_in_a_process_loads_no_heavy_module_and_writes_every_file(tmp_path: Path) -> None:
+    store = SessionStore(tmp_path / "state")
+    wid = workspace_id(store.state_dir)
+    sid = store.create_session("fresh marker")
+    with store.batch(sid):
+        ids = [store.append(sid, "user" if i % 2 == 0 else "assistant", f"turn {i}").id for i in range(90)]
+    wanted = ids[10:80:2]  # more files than one fsync group of threads
+    out = subprocess.run([sys.executable, "-c", MARK_FRESH, str(store.state_dir), sid, ",".join(wanted), wid],
+                         capture_output=True, text=True, check=True)
+    assert json.loads(out.stdout) == []  # no GitPython, filelock, orjson (its import costs more than the mark)
+    fresh = SessionStore(tmp_path / "state")
+    marked = {e.id for e in fresh.index(sid).entries.values() if e.marks.get(MARK_KEY) == wid}
+    assert marked == set(wanted)
+    for nid in wanted:
+        doc = json.loads(fresh.session_paths(sid).node(fresh.entry(sid, nid).filename).read_bytes())
+        assert doc["metadata"][MARK_KEY] == wid and doc["output"] == f"turn {ids.index(nid)}"
+    assert [t.id for t in pending(fresh, sid, workspace=wid)] == ids[79:]
