@@ -81,26 +81,31 @@ def fsync_all(fds: list[int]) -> None:
         raise errors[0]
 
 
+def write_synced_many(items: list[tuple[Path | str, bytes]], *, mode: int = 0o600, exclusive: bool = False) -> None:
+    """Write each file (created, or truncated unless `exclusive`) and fsync them together
+    (`fsync_all`, FSYNC_GROUP files open at a time): durable when this returns."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC | (os.O_EXCL if exclusive else os.O_TRUNC)
+    for start in range(0, len(items), FSYNC_GROUP):
+        fds: list[int] = []
+        try:
+            for path, data in items[start:start + FSYNC_GROUP]:
+                fd = os.open(path, flags, mode)
+                fds.append(fd)
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(fd, view):]
+            fsync_all(fds)
+        finally:
+            for fd in fds:
+                os.close(fd)
+
+
 def atomic_write_many(items: list[tuple[Path, bytes]], *, mode: int = 0o600) -> None:
     """`atomic_write_bytes` for many files, durable when it returns: all temp files written
-    and fsynced together (`fsync_all`), then all renamed, then one fsync per directory."""
-    temps: list[tuple[str, Path]] = []
+    and fsynced together (`write_synced_many`), then all renamed, then one fsync per directory."""
+    temps = [(f"{path}.{os.urandom(16).hex()}.tmp", path) for path, _data in items]
     try:
-        for start in range(0, len(items), FSYNC_GROUP):
-            fds: list[int] = []
-            try:
-                for path, data in items[start:start + FSYNC_GROUP]:
-                    tmp = f"{path}.{os.urandom(16).hex()}.tmp"
-                    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, mode)
-                    temps.append((tmp, path))
-                    fds.append(fd)
-                    view = memoryview(data)
-                    while view:
-                        view = view[os.write(fd, view):]
-                fsync_all(fds)
-            finally:
-                for fd in fds:
-                    os.close(fd)
+        write_synced_many([(tmp, data) for (tmp, _path), (_p, data) in zip(temps, items)], mode=mode, exclusive=True)
         for tmp, path in temps:
             os.replace(tmp, path)
     except BaseException:

@@ -66,3 +66,62 @@ def count_tokens(text: str) -> int:
     if pos < n:
         total += round(total * (n - pos) / pos)
     return total
+
+
+class CountCache:
+    """Exact counts of texts counted before, by content hash: a render whose blocks did not
+    change needs no tokenizer (loading it costs ~0.4 s, more than a whole transaction).
+
+    Loaded from a JSON document (`{"version", "encoding", "counts": {hash: n}}`); a missing,
+    corrupt or foreign one is an empty cache. `dump()` keeps only the texts counted through
+    this cache since it was loaded (what the last render used), so the file never grows past
+    what one render needs."""
+
+    VERSION = 1
+
+    def __init__(self, data: bytes | None = None) -> None:
+        self._known: dict[str, int] = {}
+        self._used: dict[str, int] = {}
+        self.misses = 0  # texts counted with the tokenizer
+        if data:
+            self._known = _parse_counts(data)
+
+    @staticmethod
+    def key(text: str) -> str:
+        import hashlib
+
+        return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+
+    def count(self, text: str) -> int:
+        """`count_tokens(text)`, from the cache when the same text was counted before."""
+        key = self.key(text)
+        n = self._used.get(key)
+        if n is None:
+            n = self._known.get(key)
+            if n is None:
+                n = count_tokens(text)
+                self.misses += 1
+            self._used[key] = n
+        return n
+
+    def dump(self) -> bytes:
+        import json
+
+        doc = {"version": self.VERSION, "encoding": ENCODING, "counts": dict(sorted(self._used.items()))}
+        return (json.dumps(doc, separators=(",", ":")) + "\n").encode("ascii")
+
+
+def _parse_counts(data: bytes) -> dict[str, int]:
+    import json
+
+    try:
+        doc = json.loads(data)
+    except (ValueError, UnicodeDecodeError):
+        return {}
+    if not isinstance(doc, dict) or doc.get("version") != CountCache.VERSION or doc.get("encoding") != ENCODING:
+        return {}
+    counts = doc.get("counts")
+    if not isinstance(counts, dict):
+        return {}
+    return {k: v for k, v in counts.items()
+            if isinstance(k, str) and type(v) is int and v >= 0}

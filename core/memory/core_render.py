@@ -97,7 +97,9 @@ def _withheld(doc: TopicDoc, sources: SourceIndex) -> set[str]:
     return out
 
 
-def render_core(doc: TopicDoc, budget: int, sources: SourceIndex) -> CoreRender:
+def render_core(doc: TopicDoc, budget: int, sources: SourceIndex,
+                count: Callable[[str], int] = count_tokens) -> CoreRender:
+    """`count`: exact token counts (a `CountCache`'s, so unchanged chunks need no tokenizer)."""
     withheld = _withheld(doc, sources)
     kept: list[str] = []
     result = CoreRender("", budget, 0)
@@ -106,19 +108,19 @@ def render_core(doc: TopicDoc, budget: int, sources: SourceIndex) -> CoreRender:
         if bid is not None and bid in withheld:
             result.withheld.append(bid)
             continue
-        size = count_tokens(chunk) + (1 if kept else 0)  # the blank line joining chunks
+        size = count(chunk) + (1 if kept else 0)  # the blank line joining chunks
         if result.tokens + size > budget:
             result.omitted += [b for _c, b in chunks[index:] if b and b not in withheld]
             break
         kept.append(chunk)
         result.tokens += size
     # Token counts of pieces need not add up exactly; the whole is what must fit.
-    while kept and count_tokens("\n\n".join(kept) + "\n") > budget:
+    while kept and count("\n\n".join(kept) + "\n") > budget:
         dropped = _CHUNK_ID.search(kept.pop())
         if dropped:
             result.omitted.insert(0, dropped.group(1))
     result.text = "\n\n".join(kept).rstrip() + "\n"
-    result.tokens = count_tokens(result.text)
+    result.tokens = count(result.text)
     return result
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import asdict, dataclass
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -22,6 +23,7 @@ if TYPE_CHECKING:
     from .core_render import CoreRender
 
 RECORD = "core-render.json"  # in the runtime directory
+COUNTS = "token-counts.json"  # in the runtime directory: the last render's counts (tokens.CountCache)
 _VERSION = 1
 
 
@@ -39,18 +41,21 @@ class CoreStatus:
         return asdict(self)
 
 
-def render_record(canonical: str, render: CoreRender) -> bytes:
-    """The record of `render` (of the canonical text `canonical`), as the transaction installs it."""
-    from ..tokens import count_tokens
+def render_record(canonical: str, render: CoreRender, count: Callable[[str], int] | None = None) -> bytes:
+    """The record of `render` (of the canonical text `canonical`), as the transaction installs it
+    (`count`: as `render_core`'s)."""
+    if count is None:
+        from ..tokens import count_tokens
 
+        count = count_tokens
     doc = {
         "version": _VERSION,
         "budget": render.budget,
         "canonical_sha256": _sha(canonical.encode("utf-8")),
         "render_sha256": _sha(render.text.encode("utf-8")),
-        "canonical_tokens": count_tokens(canonical),
+        "canonical_tokens": count(canonical),
         "rendered_tokens": render.tokens,
-        "injected_tokens": count_tokens(injection(render.text, True)),
+        "injected_tokens": count(injection(render.text, True)),
         "left_out": render.left_out,
     }
     return (json.dumps(doc, ensure_ascii=False, indent=2) + "\n").encode("utf-8")

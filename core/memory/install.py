@@ -36,7 +36,7 @@ from typing import Any
 
 import git
 
-from ..fsutil import atomic_write_text, fsync_dir
+from ..fsutil import atomic_write_text, fsync_dir, write_synced_many
 from ..paths import INSTALL_BACKUP, INSTALL_JOURNAL
 from . import audit, history
 from .errors import InstallError, RepositoryBusy, SymlinkRefused
@@ -88,13 +88,6 @@ def refuse_mid_operation(root: Path) -> None:
         return
     if not head.startswith("ref: "):
         raise RepositoryBusy(f"the memory repository is on a detached HEAD; check out its branch (git -C {root}) first")
-
-
-def _write_synced(path: Path, data: bytes) -> None:
-    with open(path, "wb", opener=lambda p, flags: os.open(p, flags, 0o600)) as fh:
-        fh.write(data)
-        fh.flush()
-        os.fsync(fh.fileno())
 
 
 def _prune_empty(directory: Path, root: Path) -> None:
@@ -189,15 +182,17 @@ def install(
                "commit": any(not c.path.startswith(runtime.name + "/") for c in changes)}
     try:
         backup.mkdir(mode=0o700)
+        staged: list[tuple[Path | str, bytes]] = []
         for slot, change in enumerate(changes):
             target = root / change.path
             existed = target.is_file()
             if change.data is not None:
-                _write_synced(backup / f"{slot}.new", change.data)
+                staged.append((backup / f"{slot}.new", change.data))
             if existed:
                 os.link(target, backup / f"{slot}.old")
             entries.append(
                 {"slot": slot, "path": change.path, "write": change.data is not None, "existed": existed})
+        write_synced_many(staged)  # fsynced together: one journal commit of the file system, not one per file
         fsync_dir(backup)
         checkpoint("prepared")
         atomic_write_text(runtime / JOURNAL, json.dumps(journal, ensure_ascii=False))

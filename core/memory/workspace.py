@@ -6,7 +6,8 @@ memory/                       dir 0700, files 0600, a git repository
   sources/<origin>/_v2/*.md   the append-only evidence archive
   core.md, timeline/, relations.json, recent_events.jsonl   derived views
   .scriptorium/               runtime: workspace-id, runtime.json, write.lock,
-                              audit.jsonl, retired.json, journal.json (mid-install)
+                              audit.jsonl, retired.json, journal.json (mid-install),
+                              core-render.json and token-counts.json (the last core render)
 ```
 
 `Workspace.open(state_dir)` makes sure the layout and the repository exist and
@@ -82,7 +83,7 @@ class Workspace:
 
     @property
     def id(self) -> str:
-        from ..sessions.marker import workspace_id
+        from ..workspace_id import workspace_id
 
         return workspace_id(self.state_dir)
 

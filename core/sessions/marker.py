@@ -10,51 +10,20 @@ from __future__ import annotations
 
 import json
 import os
-import re
-import secrets
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..config import load_config
 from ..paths import StatePaths
+from ..workspace_id import WORKSPACE_ID_RE as WORKSPACE_ID_RE  # re-exported: the marker's value
+from ..workspace_id import WorkspaceIdError as WorkspaceIdError
+from ..workspace_id import workspace_id as workspace_id
 from .index import IndexEntry, SessionIndex
 from .store import SessionStore
 
 PROVIDER = "scriptorium"
 MARK_KEY = f"memory_written_{PROVIDER}"
-WORKSPACE_ID_RE = re.compile(r"^w-[0-9a-f]{8}$")
-
-
-class WorkspaceIdError(Exception):
-    pass
-
-
-def workspace_id(state_dir: str | os.PathLike[str]) -> str:
-    """This state's memory workspace id (`w-` + 8 hex), created atomically exactly once.
-
-    Creation links a fully written temp file into place (`os.link` fails if another
-    process won the race), so no reader ever sees a half-written id.
-    """
-    runtime = StatePaths(Path(state_dir)).runtime
-    path = runtime / "workspace-id"
-    try:
-        return _read_id(path)
-    except FileNotFoundError:
-        pass
-    runtime.mkdir(parents=True, exist_ok=True)
-    tmp = runtime / f"workspace-id.{secrets.token_hex(8)}.tmp"
-    tmp.write_text(f"w-{secrets.token_hex(4)}\n", encoding="ascii")
-    try:
-        os.chmod(tmp, 0o600)
-        os.link(tmp, path)
-    except FileExistsError:
-        pass
-    finally:
-        tmp.unlink(missing_ok=True)
-    return _read_id(path)
-
-
 SHARED_IDS_FILE = "workspaces.json"  # versioned in memory/: the workspaces that share this memory's history
 
 
@@ -77,13 +46,6 @@ def counted_ids(state_dir: str | os.PathLike[str]) -> frozenset[str]:
     except OSError:
         shared = []
     return frozenset([workspace_id(state_dir), *shared])
-
-
-def _read_id(path: Path) -> str:
-    text = path.read_text(encoding="ascii", errors="replace").strip()
-    if not WORKSPACE_ID_RE.match(text):
-        raise WorkspaceIdError(f"corrupt workspace id in {path}: {text[:40]!r}")
-    return text
 
 
 class PendingTurn:

@@ -11,9 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime, timezone
+from pathlib import Path
 from typing import Any
 
 from ...runtime_state import RUNTIME_FILE, dump_runtime
+from ...tokens import CountCache
 from .. import core_status, derived
 from ..core_render import CORE_TOPIC, render_core
 from ..retired import RETIRED_NAME, dump_retired
@@ -58,13 +60,24 @@ def _core(ws: Workspace, stage: Stage, verdict: Verdict, result: TransactionResu
     both gone with the canonical core (deleted here or by hand)."""
     core_doc = verdict.docs.get(CORE_TOPIC)
     record = f"{ws.runtime.name}/{core_status.RECORD}"
+    counts = f"{ws.runtime.name}/{core_status.COUNTS}"
     if core_doc is not None:
         assert verdict.sources is not None
-        result.core = render_core(core_doc, ws.core_budget(), verdict.sources)
-        return {"core.md": result.core.text.encode("utf-8"), record: core_status.render_record(core_doc.text, result.core)}
+        cache = CountCache(_cached_counts(ws.root / counts))  # the last install's: unchanged chunks are not recounted
+        result.core = render_core(core_doc, ws.core_budget(), verdict.sources, cache.count)
+        return {"core.md": result.core.text.encode("utf-8"),
+                record: core_status.render_record(core_doc.text, result.core, cache.count), counts: cache.dump()}
     if CORE_TOPIC in stage.baseline.topics or ((ws.root / "core.md").exists() and core_committed()):
-        return {"core.md": None, record: None}
+        return {"core.md": None, record: None, counts: None}
     return {}
+
+
+def _cached_counts(path: Path) -> bytes | None:
+    """A cache never fails a transaction: unreadable is empty (everything is recounted)."""
+    try:
+        return read_bytes(path)
+    except OSError:
+        return None
 
 
 def _runtime(ws: Workspace, stage: Stage, order: dict[str, int], updates: list[RuntimeUpdate],
