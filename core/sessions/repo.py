@@ -14,6 +14,7 @@ import os
 from pathlib import Path
 
 from .nodes import FILENAME_RE
+from .pack import MIN_FILES, PackedCommit
 from .paths import COMMITTED_RELS, GIT_EXCLUDE, HISTORY_REL, SessionPaths
 
 GIT_NAME = "Scriptorium"
@@ -52,16 +53,22 @@ def _os_cause(stderr: str) -> OSError | None:
     return None
 
 
+READY = "scriptorium-ready"  # in .git/: written once init and identity are complete
+
+
 def open_repo(d: Path) -> Path:
-    """Make sure the session directory `d` is a repository (created when there is none yet); `d`."""
-    if not SessionPaths(d).git.exists():
+    """Make sure the session directory `d` is a repository (created when there is none yet,
+    completed when a killed `git init` or `git config` left it half made); `d`."""
+    ready = SessionPaths(d).git / READY
+    if not ready.exists():
         for attempt in range(5):  # two importers may create one session at once: git init is idempotent
             try:
                 git(d, "init", "--quiet", "--initial-branch=main")
                 git(d, "config", "user.name", GIT_NAME)
                 git(d, "config", "user.email", GIT_EMAIL)
+                ready.write_bytes(b"")
                 break
-            except GitError:
+            except (GitError, OSError):
                 if attempt == 4:
                     raise
                 import time
@@ -84,16 +91,38 @@ def ensure_excluded(d: Path) -> None:
 
 
 def commit_paths(d: Path, paths: list[str], message: str) -> None:
-    """Stage the given paths as they are on disk and commit (git's own add: fast for
-    thousand-file imports). A named path that is gone leaves git's index too: a failed
+    """Stage the given paths as they are on disk and commit. However many there are (a
+    recovery after a killed import commits tens of thousands): the paths reach git on
+    stdin, never argv (E2BIG), and from MIN_FILES on they are committed as one pack (no
+    loose object per file). A named path that is gone leaves git's index too: a failed
     append that staged its node file before removing it again (see `unstage`) must not
     have the next commit bring the node back."""
-    existing = [p for p in paths if (d / p).exists()]
+    existing = sorted({p for p in paths if (d / p).exists()})
+    present = set(existing)
+    gone = sorted({p for p in paths if p not in present})
+    if not gone and len(existing) >= MIN_FILES and PackedCommit.of_files(d, existing, message, name=GIT_NAME,
+                                                                         email=GIT_EMAIL):
+        return
     if existing:
-        git(d, "add", "--", *existing)
-    if len(existing) < len(paths):
-        git(d, "rm", "--cached", "--quiet", "--ignore-unmatch", "--", *(p for p in paths if p not in existing))
+        stage(d, existing)
+    if gone:
+        stage(d, gone, remove=True)
     git(d, "commit", "--quiet", "--no-verify", "--allow-empty", "-m", message)
+
+
+def stage(d: Path, paths: list[str], *, remove: bool = False) -> None:
+    """`git add` of files (`remove`: `git rm --cached` of paths gone from disk), given on
+    stdin: linear in their number (`git add --pathspec-from-file` matches every pathspec
+    against every file, quadratic), and no argument list to overflow."""
+    import subprocess
+
+    listing = b"".join(p.encode("utf-8", "surrogateescape") + b"\0" for p in paths)
+    how = "--force-remove" if remove else "--add"
+    done = subprocess.run(["git", "update-index", how, "-z", "--stdin"], cwd=d, input=listing,
+                          capture_output=True, check=False)
+    if done.returncode != 0:
+        stderr = done.stderr.decode("utf-8", "replace")
+        raise GitError(f"git update-index failed in {d}: {stderr.strip() or done.returncode}") from _os_cause(stderr)
 
 
 def unstage(d: Path, paths: list[str]) -> None:

@@ -252,16 +252,17 @@ class SessionStore:
                 "updated_at": now, "project_id": "default", "head_id": None, **extra}
         root = Node(id=ROOT_ID, seq=0, role="user", output="", caller="", metadata={"display": "root"},
                     created_at=started)
+        session_git.set_flag(d, True)  # should we die before their commit (git init included), the next writer makes it
         atomic_write_bytes(layout.node(root.filename), root.to_json_bytes(), durable=commit)
         self._write_meta(sid, meta, durable=commit)
         repo = self._repo(d)
         init_paths = [META_REL, node_rel(root.filename), WORKDIR_KEEP_REL]
         if commit:
             session_git.commit_paths(repo, init_paths, "session init")
+            session_git.set_flag(d, False)
             self._registry_update(sid, meta)
         else:
             self._unborn[sid] = set(init_paths)  # the first commit also updates the registry
-            session_git.set_flag(d, True)  # should we die first, the next writer commits them
 
     # --- git -----------------------------------------------------------------
 
@@ -400,6 +401,7 @@ class SessionStore:
         deferred session-init files are no leftovers: they join our next commit.)"""
         clear_stale_locks(SessionPaths(d).git, locked_at)
         if session_git.flag_is_up(d) and sid not in self._unborn:
+            self._repo(d)  # a `git init` killed half-way is completed first: its status would fail
             if paths := session_git.leftovers(d):  # marks awaiting a commit, or a killed writer's files
                 if fold:  # a batch takes them into its own commit
                     session_git.set_flag(d, True)

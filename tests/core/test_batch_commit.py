@@ -182,7 +182,7 @@ if how == "batch":
 elif how == "packed-before-index":  # fast-import committed; killed before the index is synced
     import subprocess
     real_run = subprocess.run
-    subprocess.run = lambda args, *a, **k: os._exit(3) if "reset" in args else real_run(args, *a, **k)
+    subprocess.run = lambda args, *a, **k: os._exit(3) if "update-index" in args else real_run(args, *a, **k)
     with store.batch(sid):
         for i in range(int(sys.argv[4])):
             store.append(sid, "user", f"crashed turn {i}")
@@ -237,3 +237,33 @@ def test_a_session_created_without_its_commit_by_a_process_that_died_is_recovere
     assert_head_matches_disk(store, "orphan")
     tree = git_out(store.session_dir("orphan"), "ls-files").split()
     assert "history/0000-u-ROOT.json" in tree and "workdir/.gitkeep" in tree
+
+
+@pytest.mark.parametrize("killed", ["before-init", "after-init"])
+def test_a_session_whose_git_init_was_killed_is_completed_and_committed(tmp_path: Path, killed: str) -> None:
+    """A process killed inside `git init` or before the identity is configured (issue 19):
+    the next writer finishes making the repository and commits the init files."""
+    import sys
+
+    code = ("import os, sys, subprocess\nfrom scriptorium.core.sessions.store import SessionStore\n"
+            "real = subprocess.run\n"
+            "def run(args, *a, **k):\n"
+            "    if 'init' in args:\n"
+            "        if sys.argv[2] == 'before-init':\n"
+            "            os._exit(3)\n"
+            "        real(args, *a, **k)\n"
+            "        os._exit(3)\n"
+            "    return real(args, *a, **k)\n"
+            "subprocess.run = run\n"
+            "SessionStore(sys.argv[1]).create_session('orphan', session_id='orphan', commit=sys.argv[3] == 'commit')\n")
+    for commit in ("commit", "deferred"):
+        state = tmp_path / commit
+        child = subprocess.run([sys.executable, "-c", code, str(state), killed, commit], capture_output=True,
+                               text=True, check=False)
+        assert child.returncode == 3, child.stderr
+        store = SessionStore(state)
+        store.append("orphan", "user", "first real turn")
+        assert_head_matches_disk(store, "orphan")
+        d = store.session_dir("orphan")
+        assert "workdir/.gitkeep" in git_out(d, "ls-files").split()
+        assert git_out(d, "config", "user.email").strip() == "scriptorium@local"
