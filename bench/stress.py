@@ -8,14 +8,23 @@ the install before marking, halfway through the marks). Invariants are checked a
 every operation; at the end every session is finished. The machinery is
 tests/stress/world.py (shared with the CI tests, which run a short seeded version).
 
+Kills inside git (issue 19): some operations — imports of 30 to 1,200 nodes (new
+sessions and existing ones), appends, writes, finishes, sleeps — run in a worker
+process that is SIGKILLed, with its git, while git runs a planned command in a session
+(fast-import, update-index, commit, status, init, config) or in the memory's install
+(read-tree, update-index, write-tree, commit-tree, update-ref, status); tests/stress/gitkill.py. After each kill the next operation on
+that session (an append) or on the memory (a sleep) must succeed with git in step with
+the files, else the run counts it "wedged".
+
 "Handed to the writer" is counted at the model boundary by a scripted instant model.
 Two baselines run on the same operation sequence and the same crashes, over a
 pure-Python mirror of the same DAG: a position cursor per session, and a per-thread
 watermark that re-extracts a fork from scratch.
 
-Usage: python bench/stress.py [--operations N] [--seed S]     (default: 10,000 operations)
+Usage: python bench/stress.py [--operations N] [--seed S] [--kill-weight W]   (default: 10,000 operations)
 Last line: {"operations":…,"crashes":…,"missed":…,"duplicates":…,
-            "baselines":{"cursor":{"missed":…,"duplicates":…},"watermark":{…}}}
+            "baselines":{"cursor":{"missed":…,"duplicates":…},"watermark":{…}},
+            "git_kills":{"total":…,"inside":…,"wedged":…}}
 Exit status 1 when an invariant failed or Scriptorium missed a turn.
 """
 
@@ -47,6 +56,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--operations", type=int, default=10_000)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--kill-weight", type=float, default=None,
+                        help="weight of the operations killed inside git, against 93 for the others "
+                             "(default: the world's KILL_WEIGHT; 0: none)")
     parser.add_argument("--tmp", default=SHM if os.access(SHM, os.W_OK) else None,
                         help="where the state directory goes (default: /dev/shm when there is one: the run "
                              "measures correctness; fsync costs are bench/write.py's and bench/transaction.py's)")
@@ -61,7 +73,8 @@ def main(argv: list[str] | None = None) -> int:
                   file=sys.stderr, flush=True)
 
     with tempfile.TemporaryDirectory(prefix="scriptorium-stress-", dir=args.tmp) as tmp:
-        f = world.run(args.operations, args.seed, Path(tmp) / "state", progress=progress)
+        f = world.run(args.operations, args.seed, Path(tmp) / "state", progress=progress,
+                      kill_weight=world.KILL_WEIGHT if args.kill_weight is None else args.kill_weight)
     seconds = time.perf_counter() - started
 
     mix = ", ".join(f"{name} {count}" for name, count in sorted(f.ops.items(), key=lambda kv: -kv[1]))
@@ -71,6 +84,10 @@ def main(argv: list[str] | None = None) -> int:
     print(f"operations: {mix}")
     print(f"crashes injected: {f.crashes} ({f.exposing_crashes} between an install and its marks, "
           f"exposing {f.exposed} turn(s) to a redo)")
+    kills = f.line()["git_kills"]
+    where = ", ".join(f"{k} {v}" for k, v in sorted(f.git_kills.items()) if ":" in k)
+    print(f"kills inside git: {kills['total']} ({kills['inside']} while git still ran; {where or 'none'}); "
+          f"wedged afterwards: {kills['wedged']}")
     print(f"writer runs: {f.handovers} hand-overs, {f.landed_handovers} landed in memory; "
           f"{f.deferred} turn(s) of short abandoned branches left pending by finish, written by the final drain")
     print()

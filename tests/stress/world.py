@@ -45,6 +45,7 @@ from typing import Any
 
 from scriptorium.core.sessions import store as session_store_module
 from scriptorium.core.config import set_config_value
+from scriptorium.core.sessions.repo import leftovers
 from scriptorium.core.sessions.marker import MARK_KEY, PendingTurn, cut_batch, pending_branches, workspace_id
 from scriptorium.core.memory import Workspace, install
 from scriptorium.core.memory.audit import read_records
@@ -55,6 +56,7 @@ from scriptorium.core.sessions.store import SessionStore
 from scriptorium.core.tokens import count_tokens
 from scriptorium.core.writer import finish, register_provider, sleep, write
 from scriptorium.core.writer.model import Reply
+from stress.gitkill import MEMORY_TARGETS, MODES, SESSION_TARGETS, KillPlan
 
 PROVIDER = "stress"
 MODEL = f"{PROVIDER}/recorder"
@@ -473,11 +475,15 @@ class Figures:
     outcomes: dict[str, int]
     ops: dict[str, int]
     violations: list[str] = field(default_factory=list)
+    git_kills: dict[str, int] = field(default_factory=dict)  # "inside"/"after" and "<repo>:<subcommand>"
 
     def line(self) -> dict[str, Any]:
-        """The bench's last line (issue 9's exact shape)."""
+        """The bench's last line: issue 9's shape, extended by the kills inside git (issue 19)."""
         return {"operations": self.operations, "crashes": self.crashes, "missed": self.missed,
-                "duplicates": self.duplicates, "baselines": {"cursor": self.cursor, "watermark": self.watermark}}
+                "duplicates": self.duplicates, "baselines": {"cursor": self.cursor, "watermark": self.watermark},
+                "git_kills": {"total": self.git_kills.get("inside", 0) + self.git_kills.get("after", 0),
+                              "inside": self.git_kills.get("inside", 0),
+                              "wedged": sum(1 for v in self.violations if v.startswith("wedged"))}}
 
 
 class World:
@@ -506,6 +512,8 @@ class World:
         self.touched: str | None = None  # the session of the last operation
         self._ws_seen: tuple[Any, ...] | None = None
         self._ws_problems: list[str] = []
+        self.git_kills: Counter[str] = Counter()  # "inside"/"after": where git was when a kill came
+        self.kill_serial = 0
 
     # -- sessions ---------------------------------------------------------------------
 
@@ -666,6 +674,10 @@ class World:
             self.outcomes[f"{kind}:{result.outcome}:{result.code}"] += 1
             if result.outcome != "ok":
                 self.violations.append(f"{kind} on {sid}: {result.outcome} {result.code}: {result.message}")
+        self._account(kind, sid, before, crashed)
+
+    def _account(self, kind: str, sid: str | None, before: int, crashed: bool) -> None:
+        """What the hand-overs since `before` did: landed, marked, or exposed by a crash."""
         completed, exposed = 0, False
         for ho in self.recorder.handovers[before:]:
             ho.landed = self._landed(ho)
@@ -684,6 +696,119 @@ class World:
         if kind in ("write", "finish"):
             for baseline in (self.cursor, self.watermark):
                 getattr(baseline, kind)(sid, (completed, exposed) if crashed else None)
+
+    # -- kills inside git operations (stress/gitkill.py) ---------------------------------
+
+    def killed(self, kind: str, pick: int, plan: Any, size: int = 0) -> bool:
+        """`kind` done by a worker process that is SIGKILLed inside `plan`'s git operation
+        (a plan that never comes up lets it finish): "import" (a new session of `size`
+        nodes, as an importer makes it), "import-more" (`size` nodes into an open session),
+        "append" (`size` turns), "write", "finish" or "sleep". Then, as the next process:
+        the memory repaired, the mirror told what reached the disk, and the probe that
+        nothing is wedged — the next append to that session (or a sleep, after a kill on
+        the memory side) succeeds and leaves git in step with the files."""
+        from stress import gitkill
+
+        self.kill_serial += 1
+        work = self.state_dir.parent / "gitkill"
+        job: dict[str, Any] = {"state": str(self.state_dir), "kind": kind.replace("-more", "")}
+        sid: str | None = None
+        if kind in ("import", "import-more", "append"):
+            if kind == "import":
+                sid = f"s{len(self.mirrors) + 1:03d}"
+                self.mirrors[sid] = Mirror(sid)
+                self.open_sessions.append(sid)
+                self.touched = sid
+            else:
+                sid = self.session(pick)
+            mirror = self.mirrors[sid]
+            first = self.counter + 1
+            self.counter += size
+            head = mirror.nodes.get(mirror.head or "ROOT")
+            job.update(sid=sid, new=kind == "import", pred=mirror.head or "ROOT", first=first, count=size,
+                       user_first=0 if head is None or head.kind != "user" else 1)
+        else:
+            sid = self.session(pick) if kind != "sleep" else None
+            self.touched = sid
+            log = work / f"handovers-{self.kill_serial}.jsonl"
+            job.update(sid=sid, tag=f"k{self.kill_serial}-", log=str(log), sleeps=self.recorder.sleeps,
+                       per_session=dict(self.recorder.per_session))
+        before = len(self.recorder.handovers)
+        outcome = gitkill.run_worker(work, job, plan)
+        self.store = SessionStore(self.state_dir)  # the next process
+        if outcome.killed:
+            self.crashes += 1
+            self.git_kills["inside" if outcome.inside else "after"] += 1
+            self.git_kills[f"{plan.where}:{plan.sub}"] += 1
+            try:
+                Workspace.open(self.state_dir)  # repairs an interrupted install
+            except Exception as exc:  # noqa: BLE001 - a wedge is what this looks for
+                self.violations.append(f"wedged: memory does not open after a kill at {plan}: {exc!r}")
+        elif outcome.problem is not None:
+            self.violations.append(outcome.problem)
+        if kind in ("import", "import-more", "append"):
+            assert sid is not None
+            self._sync_mirror(sid)
+            if outcome.killed:
+                self._probe_session(sid, plan)
+            self.ops[f"killed-{kind}" if outcome.killed else kind] += 1
+            return True
+        self._adopt_handovers(Path(job["log"]))
+        result = outcome.result
+        if result is not None:
+            self.outcomes[f"{kind}:{result['outcome']}:{result['code']}"] += 1
+            if result["outcome"] != "ok":
+                self.violations.append(f"{kind} on {sid}: {result['outcome']} {result['code']}: {result['message']}")
+        self._account(kind, sid, before, outcome.killed)
+        self.ops[f"killed-{kind}" if outcome.killed else kind] += 1
+        if outcome.killed:  # the probe: memory's next install goes through
+            failed = len(self.violations)
+            self._engine("sleep", None, None)
+            if len(self.violations) > failed:
+                self.violations.append(f"wedged: the sleep after a kill at {plan} failed")
+            self.touched = sid
+        return True
+
+    def _sync_mirror(self, sid: str) -> None:
+        """Add the nodes a worker left on disk (however far it got) to the mirror."""
+        from stress.gitkill import node_text
+
+        mirror = self.mirrors[sid]
+        if not self.store.has_session(sid):
+            self.violations.append(f"{sid}: a killed import left no session")
+            return
+        entries = sorted((e for e in self.store.index(sid).entries.values() if e.id not in mirror.nodes),
+                         key=lambda e: e.seq)
+        for e in entries:
+            tokens = count_tokens(node_text(int(e.id[1:]), e.kind)) if e.kind in ("user", "assistant") else 0
+            mirror.add(e.id, e.predecessor, e.kind, tokens, False)
+            self.watermark.on_append(sid, e.id, e.predecessor)
+        mirror.head = self.store.head(sid)
+
+    def _probe_session(self, sid: str, plan: Any) -> None:
+        """Nothing is wedged: the next turn goes in, and git then agrees with every file."""
+        d = self.store.session_dir(sid)
+        try:
+            self._append(sid, self._next_role(sid))
+        except Exception as exc:  # noqa: BLE001 - a wedge is what this looks for
+            self.violations.append(f"wedged: {sid} takes no append after a kill at {plan}: {exc!r}")
+            return
+        if left := leftovers(d):  # node files and meta.json: a killed writer's stray temp file is no content
+            self.violations.append(f"{sid}: git disagrees with the files after a kill at {plan} and an append: "
+                                   f"{left[:3]}")
+        if (d / ".git" / "index.lock").exists():
+            self.violations.append(f"{sid}: a stale index.lock survived a kill at {plan} and an append")
+
+    def _adopt_handovers(self, log: Path) -> None:
+        """A worker's hand-overs, as if the world's own recorder had served them."""
+        if not log.exists():
+            return
+        for line in log.read_text(encoding="utf-8").splitlines():
+            entry = json.loads(line)
+            self.recorder.handovers.append(HandOver(len(self.recorder.handovers) + 1, entry["sid"], entry["ids"],
+                                                    entry["path"], entry["marker"]))
+            self.recorder.per_session[entry["sid"]] += 1
+        log.unlink()
 
     def _landed(self, ho: HandOver) -> bool:
         try:
@@ -770,7 +895,8 @@ class World:
             reachable=len(reachable),
             cursor={"missed": self.cursor.missed(), "duplicates": self.cursor.duplicates()},
             watermark={"missed": self.watermark.missed(), "duplicates": self.watermark.duplicates()},
-            outcomes=dict(self.outcomes), ops=dict(self.ops), violations=list(self.violations))
+            outcomes=dict(self.outcomes), ops=dict(self.ops), violations=list(self.violations),
+            git_kills=dict(self.git_kills))
 
 
 @contextmanager
@@ -783,15 +909,31 @@ def _nothing() -> Iterator[None]:
 WEIGHTS = {"append": 46, "tool": 4, "retry": 4, "reask": 3, "rewind": 4, "compact": 3, "spawn": 3,
            "write": 18, "finish": 6, "sleep": 2}
 CRASH_RATE = 0.3  # of write-type operations that arm a crash (a plan waits until it fires)
+KILL_WEIGHT = 2  # operations by a worker process killed inside a git operation (stress/gitkill.py)
+KILL_KINDS = ("import", "import-more", "append", "write", "finish", "sleep")
+IMPORT_SIZES = (30, 150, 400, 1000)  # below and above the pack's MIN_FILES
 
 
-def run(operations: int, seed: int, state_dir: Path, *, check_every: int = 1, progress: Any = None) -> Figures:
+def kill_plan(rng: random.Random, kind: str) -> KillPlan:
+    """Where a worker doing `kind` is killed: a session's git for imports and appends
+    (a new session's `git init` and `config` too), the memory's for writes."""
+    if kind in ("write", "finish", "sleep"):
+        return KillPlan(rng.choice(MEMORY_TARGETS), "memory", rng.randint(1, 3), rng.choice(MODES))
+    targets = SESSION_TARGETS if kind == "import" else SESSION_TARGETS[:4]
+    return KillPlan(rng.choice(targets), "session", rng.randint(1, 2), rng.choice(MODES))
+
+
+def run(operations: int, seed: int, state_dir: Path, *, check_every: int = 1, progress: Any = None,
+        kill_weight: float = KILL_WEIGHT) -> Figures:
     """`operations` seeded random operations, invariants checked after each, then `final`."""
     rng = random.Random(seed)
     world = World(state_dir)
     for _ in range(3):
         world.new_session()
     names, weights = list(WEIGHTS), list(WEIGHTS.values())
+    if kill_weight > 0:
+        names.append("kill")
+        weights.append(kill_weight)
     plan: CrashPlan | None = None
     done = 0
     while done < operations:
@@ -803,6 +945,10 @@ def run(operations: int, seed: int, state_dir: Path, *, check_every: int = 1, pr
             applied = world.sleep(plan) if name == "sleep" else getattr(world, name)(pick, plan)
             if plan is not None and plan.fired:
                 plan = None
+        elif name == "kill":
+            kind = rng.choice(KILL_KINDS)
+            size = rng.choice(IMPORT_SIZES) if kind.startswith("import") else rng.randint(1, 3)
+            applied = world.killed(kind, pick, kill_plan(rng, kind), size)
         elif name in ("append", "tool", "retry"):
             applied = getattr(world, name)(pick)
         elif name == "spawn":
