@@ -10,6 +10,8 @@ STATE_ENV = "SCRIPTORIUM_STATE"
 RUNTIME_DIR = ".scriptorium"
 INSTALL_JOURNAL = "journal.json"  # under RUNTIME_DIR while an install is under way (memory/install.py)
 INSTALL_BACKUP = ".scriptorium-block-backup"  # under memory/: that install's new and old bytes
+GIT_DIR = ".git"  # a repository's directory under its work tree (memory/, each session)
+SESSIONS_REGISTRY = "index.json"  # under sessions/: OpenProgram's registry cache (sessions/registry.py)
 
 
 def default_state_dir() -> Path:
@@ -40,8 +42,18 @@ class StatePaths:
         return self.root / "sessions"
 
     @property
+    def sessions_registry(self) -> Path:
+        """`<state>/sessions/index.json`: OpenProgram's registry of every session's scalars."""
+        return self.sessions / SESSIONS_REGISTRY
+
+    @property
     def memory(self) -> Path:
         return self.root / "memory"
+
+    @property
+    def memory_git(self) -> Path:
+        """`<state>/memory/.git`: the memory repository (present once memory was opened)."""
+        return self.memory / GIT_DIR
 
     @property
     def topics(self) -> Path:

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from . import hook_log
+from ..paths import StatePaths
 from .hook_log import HookCall
 from .install import AGENTS, SCOPES, Status, make_target, status
 
@@ -123,12 +124,13 @@ def check_state(state_dir: Path) -> Check:
         return Check("state", False, f"{state_dir} is not a directory")
     if not os.access(state_dir, os.R_OK | os.W_OK | os.X_OK):
         return Check("state", False, f"{state_dir} is not readable and writable")
-    memory = state_dir / "memory"
+    paths = StatePaths(state_dir)
+    memory = paths.memory
     if memory.exists():
-        runtime = memory / ".scriptorium"
+        runtime = paths.runtime
         if runtime.exists() and not os.access(runtime, os.W_OK):
             return Check("state", False, f"{runtime} is not writable")
-        if not (memory / ".git").exists():
+        if not paths.memory_git.exists():
             return Check("state", False, f"{memory} is not a git repository (a damaged state directory?)")
     return Check("state", True, str(state_dir))
 

@@ -37,7 +37,8 @@ from ..memory.audit import append_record
 from ..memory.check import workspace_problems
 from ..memory.lock import write_lock
 from ..memory.names import printable
-from ..paths import StatePaths
+from ..paths import GIT_DIR, SESSIONS_REGISTRY, StatePaths
+from ..sessions.paths import SessionPaths
 from .key import key_path, load_or_create_key
 from .scrub import Scrubber
 
@@ -102,9 +103,9 @@ def scrubber(state_dir: Path, *, text: str | None = None, pattern: str | None = 
 def repositories(state_dir: Path) -> list[Path]:
     """The memory repository and every session repository (their work trees)."""
     paths = StatePaths(state_dir)
-    out = [paths.memory] if (paths.memory / ".git").is_dir() else []
+    out = [paths.memory] if paths.memory_git.is_dir() else []
     if paths.sessions.is_dir():
-        out += sorted(d for d in paths.sessions.iterdir() if (d / ".git").is_dir() and not d.is_symlink())
+        out += sorted(d for d in paths.sessions.iterdir() if SessionPaths(d).git.is_dir() and not d.is_symlink())
     return out
 
 
@@ -112,7 +113,7 @@ def _files(state_dir: Path) -> Iterator[Path]:
     """Every file but git's object store (searched object by object instead): a
     repository's COMMIT_EDITMSG or reflogs are files like any other."""
     for root, dirs, names in os.walk(state_dir):
-        if os.path.basename(root) == ".git":
+        if os.path.basename(root) == GIT_DIR:
             dirs[:] = [d for d in dirs if d != "objects"]
         for name in names:
             path = Path(root) / name
@@ -207,7 +208,7 @@ def purge(state_dir: Path, scrub: Scrubber, report: PurgeReport) -> PurgeReport:
 def _commit_leftovers(d: Path) -> None:
     from ..sessions import repo as session_git
 
-    if (d / ".git").is_dir() and session_git.flag_is_up(d):
+    if SessionPaths(d).git.is_dir() and session_git.flag_is_up(d):
         if paths := session_git.leftovers(d):
             session_git.commit_paths(d, paths, "recover: files an interrupted write left uncommitted")
         session_git.set_flag(d, False)
@@ -215,7 +216,7 @@ def _commit_leftovers(d: Path) -> None:
 
 def _session_of(rel: str) -> str | None:
     parts = rel.split("/")
-    return "/".join(parts[:2]) if len(parts) >= 2 and parts[0] == "sessions" and parts[1] != "index.json" else None
+    return "/".join(parts[:2]) if len(parts) >= 2 and parts[0] == "sessions" and parts[1] != SESSIONS_REGISTRY else None
 
 
 def _rewrite_file(path: Path, data: bytes) -> None:
@@ -281,7 +282,7 @@ def _rewrite_history(repo: Path, scrub: Scrubber) -> dict[str, str]:
             fr.RepoFilter(args, blob_callback=blob, commit_callback=commit).run()
     finally:
         os.chdir(cwd)
-    meta = repo / ".git" / "filter-repo"
+    meta = repo / GIT_DIR / "filter-repo"
     renames: dict[str, str] = {}
     commit_map = meta / "commit-map"
     if commit_map.is_file():
@@ -309,7 +310,7 @@ def _map_commits(runtime: Path, renames: dict[str, str]) -> None:
 def _audit(state_dir: Path, report: PurgeReport) -> None:
     paths = StatePaths(state_dir)
     head = None
-    if (paths.memory / ".git").is_dir():
+    if paths.memory_git.is_dir():
         done = subprocess.run(["git", "-C", str(paths.memory), "rev-parse", "--verify", "-q", "HEAD"],
                               capture_output=True, text=True)
         head = done.stdout.strip() or None

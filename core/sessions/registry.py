@@ -17,13 +17,12 @@ from ..fsutil import atomic_write_text
 REGISTRY_KEYS = ("id", "agent_id", "title", "created_at", "updated_at", "source")
 
 
-def update_registry(root: Path, metas: Mapping[str, Mapping[str, Any]], *, lock_timeout: float) -> None:
-    """Merge each session's `meta` scalars into the registry under `root` (the sessions dir)."""
+def update_registry(path: Path, metas: Mapping[str, Mapping[str, Any]], *, lock_timeout: float) -> None:
+    """Merge each session's `meta` scalars into the registry at `path` (`StatePaths.sessions_registry`)."""
     from filelock import FileLock  # only writers pay for it
 
-    path = root / "index.json"
     try:
-        with FileLock(str(root / ".index.json.lock"), timeout=lock_timeout):
+        with FileLock(str(path.with_name(f".{path.name}.lock")), timeout=lock_timeout):
             try:
                 registry = json.loads(path.read_text(encoding="utf-8"))
                 if not isinstance(registry, dict):

@@ -823,7 +823,7 @@ class SessionStore:
             self._registry_write({sid: meta})
 
     def _registry_write(self, metas: Mapping[str, Mapping[str, Any]]) -> None:
-        update_registry(self.root, metas, lock_timeout=LOCK_TIMEOUT_S)
+        update_registry(StatePaths(self.state_dir).sessions_registry, metas, lock_timeout=LOCK_TIMEOUT_S)
 
 
 def redactor_for(state_dir: Path) -> Redactor:

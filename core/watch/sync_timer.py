@@ -12,6 +12,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from ..paths import StatePaths
+
 DEFAULT_INTERVAL_S = 15 * 60.0
 
 Emit = Callable[[dict[str, Any]], None]
@@ -50,5 +52,5 @@ class SyncTimer:
 def has_remote(state_dir: Path) -> bool:
     from ..sync.remote import list_remotes
 
-    root = Path(state_dir) / "memory"
-    return (root / ".git").is_dir() and bool(list_remotes(root))
+    paths = StatePaths(Path(state_dir))
+    return paths.memory_git.is_dir() and bool(list_remotes(paths.memory))
