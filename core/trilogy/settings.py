@@ -37,32 +37,30 @@ class TrilogySettings:
 
     @classmethod
     def from_config(cls, config: Config) -> "TrilogySettings":
+        """Each key through `Config`'s typed accessors (flags, integers ≥ 0, non-blank
+        texts), a path also kept inside the project; anything else reads as the default."""
         values: dict[str, Any] = {}
         for f in fields(cls):
-            raw = config.get(f"{SECTION}.{f.name}")
-            if raw is None:
-                continue
-            value = _coerce(f.default, raw)
-            if value is not None:
-                values[f.name] = value
-        if values.get("projectRootStrategy", "workspace") not in ("workspace", "marker"):
-            values.pop("projectRootStrategy")
+            key, default = f"{SECTION}.{f.name}", f.default
+            if isinstance(default, bool):
+                values[f.name] = config.flag(key, default)
+            elif isinstance(default, int):
+                values[f.name] = config.integer(key, default, low=0)
+            elif isinstance(default, str):
+                text = config.text(key)
+                values[f.name] = text if text is not None and _inside_project(text) else default
+            elif isinstance(default, tuple):
+                values[f.name] = _names(config.get(key), default)
+        if values["projectRootStrategy"] not in ("workspace", "marker"):
+            values["projectRootStrategy"] = cls.projectRootStrategy
         return cls(**values)
 
 
-def _coerce(default: Any, raw: Any) -> Any:
-    """`raw` if it has the default's type (and is sane for it), else None."""
-    if isinstance(default, bool):
-        return raw if isinstance(raw, bool) else None
-    if isinstance(default, int):
-        return raw if isinstance(raw, int) and not isinstance(raw, bool) and raw >= 0 else None
-    if isinstance(default, str):
-        return raw if isinstance(raw, str) and _inside_project(raw) else None
-    if isinstance(default, tuple):
-        if isinstance(raw, list) and raw and all(isinstance(item, str) and item for item in raw):
-            return tuple(raw)
-        return None
-    return None
+def _names(raw: Any, default: tuple[str, ...]) -> tuple[str, ...]:
+    """A non-empty list of non-empty names (TOML has no typed accessor for it), else `default`."""
+    if isinstance(raw, list) and raw and all(isinstance(item, str) and item for item in raw):
+        return tuple(raw)
+    return default
 
 
 def _inside_project(raw: str) -> bool:

@@ -49,3 +49,12 @@ def test_invalid_values_fall_back_to_defaults(tmp_path: Path):
     }
     (tmp_path / "config.toml").write_text(tomlkit.dumps({"trilogy": bad}), encoding="utf-8")
     assert TrilogySettings.from_config(load_config(tmp_path)) == TrilogySettings()
+
+
+def test_texts_read_through_the_typed_accessor_are_stripped(tmp_path: Path):
+    (tmp_path / "config.toml").write_text(
+        tomlkit.dumps({"trilogy": {"memoryDirName": "  notes ", "bootBlockFile": "   ", "projectRootStrategy": " marker"}}),
+        encoding="utf-8")
+    settings = TrilogySettings.from_config(load_config(tmp_path))
+    assert settings.memoryDirName == "notes" and settings.projectRootStrategy == "marker"
+    assert settings.bootBlockFile == TrilogySettings().bootBlockFile  # blank: the default
