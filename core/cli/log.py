@@ -1,6 +1,8 @@
 """`scriptorium log`: the memory workspace's audit records, newest first; with `--block ID`,
 the commits that created, edited, moved or removed one block (read from git through
-`memory.log`, as the TUI's block inspector reads them)."""
+`memory.log`, as the TUI's block inspector reads them). The audit log is read through
+`read_consistent`: an install a crash left between its commit and its record is completed
+(or read from a snapshot) first, so no installed transaction is missing from it."""
 
 from __future__ import annotations
 
@@ -20,11 +22,11 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_log(args: argparse.Namespace, ctx: CliContext) -> int:
-    from ..memory import Workspace
+    from ..memory import Workspace, read_consistent
 
     if args.block is not None:
         return _block_log(args, Workspace(ctx.state_dir).root)
-    records = Workspace(ctx.state_dir).audit_log()
+    records = read_consistent(ctx.state_dir, lambda state: Workspace(state).audit_log())
     if args.limit is not None:
         records = records[: max(args.limit, 0)]
     if args.json:

@@ -83,3 +83,42 @@ def test_log_block_json_and_text(seeded: Seeded, capsys: pytest.CaptureFixture[s
     assert "edited" in line and edited[:8] in line and "people/ada.md" in line
     assert main(["--state", state, "log", "--block", "ffffffff", "--json"]) == 0
     assert json.loads(capsys.readouterr().out) == []
+
+
+class _Killed(BaseException):
+    """A process killed mid-install: nothing after the crash point runs."""
+
+
+def _kill_between_commit_and_audit(ws: Workspace, monkeypatch: pytest.MonkeyPatch) -> str:
+    from scriptorium.core.memory import install
+
+    def hook(step: str) -> None:
+        if step == "committed":
+            raise _Killed(step)
+
+    monkeypatch.setattr(install, "crash_hook", hook)
+    text = ws.read_topic("people/ada.md")
+    with pytest.raises(_Killed):
+        save_topic(ws, "people/ada.md", text.replace("green tea", "rooibos"), base=text)
+    monkeypatch.setattr(install, "crash_hook", None)
+    sha = git(ws, "rev-parse", "HEAD").strip()
+    assert (ws.runtime / install.JOURNAL).exists() and all(r.get("commit") != sha for r in ws.audit_log())
+    return sha
+
+
+def test_log_reads_the_audit_of_an_install_a_crash_left_unfinished(
+        seeded: Seeded, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    sha = _kill_between_commit_and_audit(seeded.ws, monkeypatch)
+    assert main(["--state", str(seeded.ws.state_dir), "log", "--json"]) == 0
+    records = json.loads(capsys.readouterr().out)
+    assert records[0]["commit"] == sha and records[0]["kind"] == "edit"
+
+
+def test_the_history_screen_finds_the_audit_of_an_install_a_crash_left_unfinished(
+        seeded: Seeded, monkeypatch: pytest.MonkeyPatch) -> None:
+    from scriptorium.tui.history.model import list_commits, load_commit
+
+    sha = _kill_between_commit_and_audit(seeded.ws, monkeypatch)
+    row = next(r for r in list_commits(seeded.ws.state_dir) if r.sha == sha)
+    detail = load_commit(seeded.ws.state_dir, row)
+    assert detail.audit is not None and detail.audit["kind"] == "edit"

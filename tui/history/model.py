@@ -42,14 +42,15 @@ def list_commits(state_dir: Path, limit: int = MAX_COMMITS) -> list[Commit]:
 
 def load_commit(state_dir: Path, row: Commit) -> CommitDetail:
     """The audit record, per-file line counts and the diff of one commit."""
-    from scriptorium.core.memory import Workspace
+    from scriptorium.core.memory import Workspace, read_consistent
     from scriptorium.core.memory.log import commit_changes
 
     workspace = Workspace(state_dir)
     changes = commit_changes(workspace.root, row.sha)
     if changes is None:
         return CommitDetail(row, None, "")
-    audit = next((r for r in workspace.audit_log() if r.get("commit") == row.sha), None)
+    records = read_consistent(state_dir, lambda state: Workspace(state).audit_log())  # never half an install
+    audit = next((r for r in records if r.get("commit") == row.sha), None)
     return CommitDetail(row, audit, changes.diff[:MAX_DIFF_CHARS], changes.stats, len(changes.diff) > MAX_DIFF_CHARS,
                         changes.has_parent and bool(row.topic_files))
 
