@@ -160,3 +160,26 @@ def test_purge_refuses_bad_input(run) -> None:
     assert code == 2 and "empty string" in out
     code, doc, _ = run("purge", "--text", "nothing-like-this-anywhere", "--json")
     assert code == 0 and doc["found"] is False
+
+
+@pytest.mark.parametrize("n", [1, 3])
+def test_a_purge_of_sessions_only_audits_each_session_once(run, n: int) -> None:
+    """The secret is in N sessions and nowhere in memory: the audit record names N session
+    histories rewritten and counts every file and occurrence the report found."""
+    secret = "zorbleflux-" + "q" * 12
+    for i in range(n):
+        code, doc, _ = run("session", "new", "--title", f"about {secret} {i}", "--json")
+        assert code == 0
+        run("session", "append", doc["id"], "--role", "user", "--text", f"{secret} and {secret}", "--json")
+    code, done, _ = run("purge", "--text", secret, "--yes", "--json")
+    assert code == 0 and done["done"], done
+    sessions = {f["path"].split("/")[1] for f in done["files"] if f["path"].count("/") >= 2}
+    assert len(sessions) == n and len(done["repositories"]) == n
+    log = [json.loads(line) for line in (run.state / "memory" / ".scriptorium" / "audit.jsonl").read_text().splitlines()]
+    purges = [r for r in log if r["kind"] == "purge"]
+    assert len(purges) == 1
+    record = purges[0]
+    assert sorted(record["repositories"]) == sorted(r["path"] for r in done["repositories"])
+    assert len(record["changed_files"]) == len(done["files"]) and record["redactions"] == {"purged": done["matches"]}
+    assert f"in {len(done['files'])} file(s), {n} repository history(ies) rewritten" in record["summary"]
+    assert record["commit"] is None  # memory has no history to point at
