@@ -6,7 +6,6 @@ or unreadable file reads as no settings: configuration never blocks the engine.
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import MutableMapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -77,6 +76,8 @@ def load_config(state_dir: Path) -> Config:
         return Config()
     except OSError as exc:
         return Config(problem=f"{path}: {exc}")
+    import tomllib  # here: a state with no config.toml (most commands' case) never parses TOML
+
     try:
         return Config(tomllib.loads(raw.decode("utf-8")))
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:

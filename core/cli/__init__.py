@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 from typing import NoReturn
@@ -32,12 +33,37 @@ from .common import (EXIT_USAGE, AppOpener, CliContext, CliError, emitted_messag
                      reset_emitted)
 
 
-class Parser(argparse.ArgumentParser):
+class _Sized(argparse.ArgumentParser):
+    """argparse at the terminal's width, measured without shutil (`_help_width`)."""
+
+    def _get_formatter(self) -> argparse.HelpFormatter:
+        return self.formatter_class(prog=self.prog, width=_help_width())  # type: ignore[call-arg]
+
+
+class Parser(_Sized):
     """argparse whose usage errors go through the one failure path (one stderr line, exit
     2, the JSON failure document under `--json`) instead of printing usage and exiting."""
 
     def error(self, message: str) -> NoReturn:
         raise CliError(f"{message} (see {self.prog} --help)", EXIT_USAGE, "USAGE")
+
+
+def _help_width() -> int:
+    """The width argparse gives its help: `shutil.get_terminal_size().columns - 2`, without
+    importing shutil (and with it zlib, bz2 and lzma): argparse builds a formatter for every
+    argument it adds, so every command, not only `--help`, would load it."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+        columns = columns or 80
+    return columns - 2
+
 
 # name -> (module under this package, one-line help), in help order.
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -94,7 +120,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 
 def _command_of(argv: Sequence[str]) -> str | None:
     """The command `argv` names, if any (a cheap first pass: `--state` and the first word)."""
-    first = argparse.ArgumentParser(add_help=False, exit_on_error=False)
+    first = _Sized(add_help=False, exit_on_error=False)
     first.add_argument("--state")
     first.add_argument("words", nargs=argparse.REMAINDER)
     try:

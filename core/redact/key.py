@@ -9,7 +9,6 @@ repository (`.git/info/exclude`) and never travels with sync: the key stays here
 from __future__ import annotations
 
 import os
-import secrets
 from pathlib import Path
 
 from ..paths import StatePaths
@@ -30,6 +29,8 @@ def load_or_create_key(state_dir: Path) -> bytes:
             return data
     except FileNotFoundError:
         pass
+    import secrets  # only the first writer on a machine creates the key
+
     path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     tmp = path.with_name(f".{KEY_NAME}.{os.getpid()}.{secrets.token_hex(4)}")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)

@@ -7,9 +7,6 @@ placeholder never matches a rule), so every door may redact again what another a
 
 from __future__ import annotations
 
-import hashlib
-import hmac
-
 import re
 import threading
 from collections import Counter
@@ -85,6 +82,9 @@ class Redactor:
     # -- placeholders ------------------------------------------------------------------------
 
     def placeholder(self, kind: str, secret: str) -> str:
+        import hashlib  # here, with the key: most texts hold no secret (OpenSSL costs an append)
+        import hmac
+
         if self._key is None:
             self._key = load_or_create_key(self.state_dir)  # lazily: most texts never need it
         digest = hmac.new(self._key, secret.encode("utf-8", "surrogatepass"), hashlib.sha256).hexdigest()[:8]

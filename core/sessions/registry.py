@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from ..flock import flock
 from ..fsutil import atomic_write_text
 
 REGISTRY_KEYS = ("id", "agent_id", "title", "created_at", "updated_at", "source")
@@ -19,10 +20,8 @@ REGISTRY_KEYS = ("id", "agent_id", "title", "created_at", "updated_at", "source"
 
 def update_registry(path: Path, metas: Mapping[str, Mapping[str, Any]], *, lock_timeout: float) -> None:
     """Merge each session's `meta` scalars into the registry at `path` (`StatePaths.sessions_registry`)."""
-    from filelock import FileLock  # only writers pay for it
-
     try:
-        with FileLock(str(path.with_name(f".{path.name}.lock")), timeout=lock_timeout):
+        with flock(path.with_name(f".{path.name}.lock"), lock_timeout):
             try:
                 registry = json.loads(path.read_text(encoding="utf-8"))
                 if not isinstance(registry, dict):

@@ -14,7 +14,6 @@ import os
 from pathlib import Path
 
 from .nodes import FILENAME_RE
-from .pack import MIN_FILES, PackedCommit
 from .paths import COMMITTED_RELS, GIT_EXCLUDE, HISTORY_REL, SessionPaths
 
 GIT_NAME = "Scriptorium"
@@ -97,6 +96,8 @@ def commit_paths(d: Path, paths: list[str], message: str) -> None:
     loose object per file). A named path that is gone leaves git's index too: a failed
     append that staged its node file before removing it again (see `unstage`) must not
     have the next commit bring the node back."""
+    from .pack import MIN_FILES, PackedCommit  # here: a reader of sessions never commits
+
     existing = sorted({p for p in paths if (d / p).exists()})
     present = set(existing)
     gone = sorted({p for p in paths if p not in present})

@@ -13,25 +13,24 @@ import json
 import os
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from . import repo as session_git
+from ..flock import flock as _flock
 from ..fsutil import atomic_write_bytes, atomic_write_many, fsync_dir, write_file_batched
-from ..git_locks import clear_stale_locks
 from ..paths import StatePaths
-from .pack import PackedCommit
 from .nodes import FILENAME_RE, ROLE_ALIASES, ROOT_ID, Node, clean_text, valid_node_id
 from .index import IndexEntry, NodeFileError, SessionIndex, bump_generation, read_node_file
 from .paths import META_REL, WORKDIR_KEEP_REL, SessionPaths, node_rel
-from .registry import update_registry
 from ..outcome import ScriptoriumError
-from ..tokens import count_tokens
 
 if TYPE_CHECKING:
     from filelock import FileLock
+
+    from .pack import PackedCommit
 
     from ..redact import Redactor
 
@@ -294,6 +293,8 @@ class SessionStore:
         with lock:
             carried = self._begin_writes(sid, d, time.time(), fold=True)
             index = self.index(sid)
+            from .pack import PackedCommit  # the writers' modules load with the first write, never for a listing
+
             self._batches[sid] = _Batch(message, carried, lock, dict(self.meta(sid)), PackedCommit(d))
             try:
                 yield
@@ -374,6 +375,8 @@ class SessionStore:
         index = index or self.index(sid)
         e = index.entries[nid]
         if e.tokens < 0:
+            from ..tokens import count_tokens
+
             e.tokens = count_tokens(self.node(sid, nid, index).text) if e.is_record else 0
             index.dirty = True
         return e.tokens
@@ -388,7 +391,7 @@ class SessionStore:
             return
         layout = SessionPaths(d)
         layout.runtime.mkdir(exist_ok=True)
-        with _session_lock(layout):
+        with _flock(layout.lock, LOCK_TIMEOUT_S):  # as filelock takes it: not loading filelock halves an append
             self._begin_writes(sid, d, time.time())
             yield self.index(sid)
             session_git.set_flag(d, False)  # every locked write ends with its commit
@@ -399,6 +402,8 @@ class SessionStore:
         an interrupted writer left on disk ahead of its commit (its flag is still up),
         then raise ours. Costs a few stats when the last writer finished. (Our own
         deferred session-init files are no leftovers: they join our next commit.)"""
+        from ..git_locks import clear_stale_locks
+
         clear_stale_locks(SessionPaths(d).git, locked_at)
         if session_git.flag_is_up(d) and sid not in self._unborn:
             self._repo(d)  # a `git init` killed half-way is completed first: its status would fail
@@ -823,6 +828,8 @@ class SessionStore:
             self._registry_write({sid: meta})
 
     def _registry_write(self, metas: Mapping[str, Mapping[str, Any]]) -> None:
+        from .registry import update_registry
+
         update_registry(StatePaths(self.state_dir).sessions_registry, metas, lock_timeout=LOCK_TIMEOUT_S)
 
 
@@ -860,46 +867,6 @@ def _session_lock(layout: SessionPaths) -> FileLock:
     from filelock import FileLock
 
     return FileLock(str(layout.lock), timeout=LOCK_TIMEOUT_S)
-
-
-@contextlib.contextmanager
-def _flock(path: Path, timeout: float, *, activity: Callable[[], object] | None = None,
-           busy: Callable[[], BaseException] | None = None) -> Iterator[None]:
-    """The session lock exactly as filelock takes it (`flock` on the same file, so the two
-    exclude each other), for marking: importing filelock costs more than a mark does.
-    Waits up to `timeout` — with `activity`, counted from the last time what it returns
-    changed: a holder at work keeps the wait going — then raises `busy()`, or else
-    filelock's own `Timeout`, as every other writer does."""
-    import fcntl
-
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
-    try:
-        now = time.monotonic()
-        deadline, pause, look_at = now + timeout, 0.005, now + 1.0
-        seen: object = None
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if activity is not None and seen is None:
-                    seen = activity()  # looked at only once there is a holder to watch
-                now = time.monotonic()
-                if activity is not None and now >= look_at:
-                    look_at = now + 1.0
-                    if (current := activity()) != seen:
-                        seen, deadline = current, now + timeout
-                if now > deadline:
-                    if busy is not None:
-                        raise busy() from None
-                    from filelock import Timeout
-
-                    raise Timeout(str(path)) from None
-                time.sleep(pause)
-                pause = min(pause * 2, 0.05)
-        yield
-    finally:
-        os.close(fd)  # releases the flock
 
 
 def _activity(layout: SessionPaths) -> tuple[object, ...]:

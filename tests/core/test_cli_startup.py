@@ -17,6 +17,13 @@ from scriptorium.core.sessions.store import SessionStore
 from scriptorium.core.tokens import count_tokens
 
 HEAVY = ("git", "litellm", "textual", "tiktoken", "bm25s", "numpy", "filelock", "mistune", "hyperscan")
+# What only a writer needs (the redactor and its key's hashing, the batch pack, the registry, git's
+# stale locks, the tokenizer's module), and what no short command needs at all: filelock (a
+# writer locks with core/flock.py), shutil (argparse's terminal width: core/cli/__init__.py),
+# tomllib (no config.toml to parse).
+WRITER_SIDE = ("scriptorium.core.redact", "scriptorium.core.sessions.pack", "scriptorium.core.sessions.registry",
+               "scriptorium.core.git_locks", "scriptorium.core.tokens", "hashlib", "secrets")
+UNUSED = ("filelock", "shutil", "tomllib")
 
 # Runs the console entry point, then reports on stderr which heavy modules it loaded.
 WRAPPER = """
@@ -26,13 +33,13 @@ try:
     code = main(sys.argv[1:])
 except SystemExit as exc:
     code = exc.code
-heavy = sorted(m for m in {heavy!r} if m in sys.modules)
+heavy = sorted(m for m in {checked!r} if m in sys.modules)
 sys.stderr.write("\\n" + json.dumps({{"code": code, "loaded": heavy}}) + "\\n")
-""".format(heavy=HEAVY)
+""".format(checked=HEAVY + WRITER_SIDE + UNUSED)
 
 
 def run(*argv: str) -> tuple[int, list[str], str]:
-    """(exit code, heavy modules loaded, stdout) of one cold command."""
+    """(exit code, heavy, writer-side and unused modules loaded, stdout) of one cold command."""
     done = subprocess.run([sys.executable, "-c", WRAPPER, *argv], capture_output=True, text=True, timeout=120)
     report = json.loads(done.stderr.strip().splitlines()[-1])
     return report["code"], report["loaded"], done.stdout
@@ -74,6 +81,26 @@ def test_reading_commands_load_neither_git_nor_the_tokenizer(state: Path) -> Non
         assert not {"git", "tiktoken", "litellm", "bm25s", "numpy", "textual", "hyperscan"} & set(loaded), (argv, loaded)
     assert sid in outputs["session"] and "shared runner" in outputs["search"]
     assert json.loads(outputs["core"])["rendered_tokens"] > 0
+
+
+def test_a_listing_loads_no_writer_module_and_an_append_only_what_it_uses(state: Path) -> None:
+    (sid,) = SessionStore(state).session_ids()
+    code, loaded, out = run("--state", str(state), "session", "list")
+    assert code == 0 and sid in out
+    assert loaded == []
+    code, loaded, out = run("--state", str(state), "session", "append", sid, "--role", "user", "--text", "plain words")
+    assert code == 0 and out.strip()
+    assert "hyperscan" in loaded and "scriptorium.core.redact" in loaded  # every turn is redacted
+    assert not {"filelock", "shutil", "tomllib", "hashlib", "secrets", "scriptorium.core.tokens"} & set(loaded), loaded
+    secret = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+    code, _, out = run("--state", str(state), "session", "append", sid, "--role", "user", "--text", f"token {secret}")
+    assert code == 0
+    shown = run("--state", str(state), "session", "show", sid, "--json")[2]
+    texts = [n["text"] for n in json.loads(shown)["nodes"]]
+    assert texts[-2:] == ["plain words", texts[-1]] and secret not in shown and "[REDACTED:github-token:" in texts[-1]
+    listed = run("--state", str(state), "session", "list", "--json")[2]
+    (info,) = json.loads(listed)["sessions"]
+    assert info["id"] == sid and info["node_count"] == 2
 
 
 def test_an_appended_turn_is_counted_once_by_the_first_reader(state: Path) -> None:
