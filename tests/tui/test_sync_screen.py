@@ -71,3 +71,27 @@ async def test_without_a_remote_the_screen_says_how_to_add_one(make_app, settle,
         await open_sync(app, pilot, settle)
         text = "\n".join(screen_lines(app))
         assert "No remote" in text and "scriptorium remote add" in text
+
+
+def _steady(status, tmp_path: Path):
+    """The status as a snapshot can hold it: the remote's tmp path and the last sync's time
+    (both differ on every run) replaced by fixed ones; everything else as read."""
+    from dataclasses import replace
+
+    remotes = [replace(r, url=r.url.replace(str(tmp_path), "/srv")) for r in status.remotes]
+    last = dict(status.last, at="2026-05-01T12:00:00+00:00") if status.last else status.last
+    return replace(status, remotes=remotes, last=last)
+
+
+def test_the_sync_screen_with_a_conflict(snap_compare, make_app, settle, terminal_size, conflicted: Path,
+                                         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import scriptorium.tui.sync.screen as screen_module
+
+    real = screen_module.load_status
+    monkeypatch.setattr(screen_module, "load_status", lambda state: _steady(real(state), tmp_path))
+    monkeypatch.chdir(tmp_path)  # a relative state path, so the SVG does not show tmp_path
+
+    async def run_before(pilot) -> None:
+        await open_sync(pilot.app, pilot, settle)
+
+    assert snap_compare(make_app(Path(conflicted.name)), terminal_size=terminal_size, run_before=run_before)
