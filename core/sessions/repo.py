@@ -101,14 +101,22 @@ def commit_paths(d: Path, paths: list[str], message: str) -> None:
     existing = sorted({p for p in paths if (d / p).exists()})
     present = set(existing)
     gone = sorted({p for p in paths if p not in present})
-    if not gone and len(existing) >= MIN_FILES and PackedCommit.of_files(d, existing, message, name=GIT_NAME,
-                                                                         email=GIT_EMAIL):
+    if not gone and len(existing) >= MIN_FILES and not _in_head(d, existing) and PackedCommit.of_files(
+            d, existing, message, name=GIT_NAME, email=GIT_EMAIL):
         return
     if existing:
         stage(d, existing)
     if gone:
         stage(d, gone, remove=True)
     git(d, "commit", "--quiet", "--no-verify", "--allow-empty", "-m", message)
+
+
+def _in_head(d: Path, paths: list[str]) -> bool:
+    """Is the newest node file among `paths` committed already? Then git's index merely lags
+    behind HEAD (a kill between a packed commit and its index sync): the blobs exist, and
+    `stage` only hashes; a pack would read and stream every file once more."""
+    nodes = [p for p in paths if p.startswith(HISTORY_REL + "/")]
+    return bool(nodes) and committed(d, nodes[-1])
 
 
 def stage(d: Path, paths: list[str], *, remove: bool = False) -> None:
