@@ -166,6 +166,7 @@ class AgentsScreen(Screen):
     def _show_problems(self) -> None:
         report = self.view.report
         lines = [Content.styled(f"✗ {sanitize_line(p)}", "$text-error") for p in report.problems]
+        lines += [Content.styled(f"⚠ skipped {sanitize_line(w)}", "$text-warning") for w in report.warnings]
         for check in report.checks:
             if check.ok and check.name == "git":
                 continue  # its version line says nothing useful here
