@@ -37,12 +37,14 @@ AGENT_LABEL = "agent note"
 
 class MemoryTools:
     def __init__(self, state_dir: Path) -> None:
+        from ..memory.audit import AUDIT_NAME
         from ..paths import StatePaths
 
         self.state_dir = Path(state_dir)
         paths = StatePaths(self.state_dir)
         self.memory = paths.memory
-        self._watched = (paths.runtime / "audit.jsonl", self.memory / "core.md", paths.config)
+        self._watched = (paths.runtime / AUDIT_NAME, self.memory / "core.md", paths.config)
+        self._trees = (str(paths.topics), str(paths.sources))
         self._index: SearchIndex | None = None
         self._seen: tuple | None = None
 
@@ -65,7 +67,7 @@ class MemoryTools:
                 parts.append((st.st_size, st.st_mtime_ns))
             except OSError:
                 parts.append(None)
-        stack = [str(self.memory / "topics"), str(self.memory / "sources")]
+        stack = list(self._trees)
         while stack:
             directory = stack.pop()
             try:

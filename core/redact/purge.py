@@ -180,9 +180,9 @@ def purge(state_dir: Path, scrub: Scrubber, report: PurgeReport) -> PurgeReport:
     with write_lock(paths.runtime, LOCK_TIMEOUT_S), contextlib.ExitStack() as locks:
         touched = {_session_of(p.path) for p in report.files} | {_session_of(r.path) for r in report.repositories}
         for rel in sorted(s for s in touched if s is not None):
-            lock_dir = state_dir / rel / ".scriptorium"
-            lock_dir.mkdir(exist_ok=True)
-            locks.enter_context(FileLock(str(lock_dir / "lock"), timeout=LOCK_TIMEOUT_S))
+            session = SessionPaths(state_dir / rel)
+            session.runtime.mkdir(exist_ok=True)
+            locks.enter_context(FileLock(str(session.lock), timeout=LOCK_TIMEOUT_S))
             _commit_leftovers(state_dir / rel)  # marks await their commit: the rewrite must keep them
         renames: dict[str, str] = {}
         for repo in report.repositories:
