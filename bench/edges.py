@@ -13,7 +13,10 @@ median of RUNS, wall time unless named otherwise:
 * branches2000_s     list_branches + pending of every branch of a 2,000-branch session (≤ 1 s)
 * pending_50mb_s/_mb pending on a session holding one 50 MB message, its tokens counted: time and
                      the child's peak RSS, VmHWM (ru_maxrss survives exec: it reported the bench's) (≤ 5 s, 200 MB)
-* tui_branches2000_s, tui_1mb_turn_s: not measured yet (null)
+* tui_branches2000_s  the app opened on that 2,000-branch session: from starting the app (its
+                     modules imported) until the session list, every branch and the graph are drawn (≤ 2 s)
+* tui_1mb_turn_s     the graph's cursor moved onto a 1 MB turn (70,000 short lines) until its
+                     preview is drawn in the detail pane (≤ 0.5 s); both also print their CPU time
 
 Usage: python bench/edges.py [--runs 3]
 Last line: {"mark20_10k_ms":…,"first_open_10k_s":…,"first_open_289_ms":…,"first_edit_ms":…,
@@ -24,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import shutil
 import statistics
@@ -37,7 +41,8 @@ from scriptorium.core.sessions.store import SessionStore
 
 HERE = Path(__file__).resolve().parent
 TARGETS = {"mark20_10k_ms": 20, "first_open_10k_s": 0.4, "first_open_289_ms": 25, "first_edit_ms": 300,
-           "branches2000_s": 1.0, "pending_50mb_s": 5.0, "pending_50mb_mb": 200}
+           "branches2000_s": 1.0, "tui_branches2000_s": 2.0, "tui_1mb_turn_s": 0.5,
+           "pending_50mb_s": 5.0, "pending_50mb_mb": 200}
 
 
 def child(code: str) -> dict:
@@ -131,6 +136,72 @@ print(json.dumps({{"s": time.perf_counter() - t, "branches": n}}))
     return child(code)["s"]
 
 
+def branch_forest(root: Path) -> str:
+    """A 2,000-turn line with 1,999 retries forking off it at random turns."""
+    store = SessionStore(root)
+    sid, main = line_session(store, 2_000)
+    rng = random.Random(3)
+    with store.batch(sid, "bench forks"):
+        for b in range(1_999):
+            prev = main[rng.randrange(len(main) - 1)]
+            store.append(sid, "assistant", f"retry {b}", predecessor=prev, move_head=False)
+    return sid
+
+
+# The app in a fresh process (headless, as tests drive it); `opened` is how long it took.
+TUI_CHILD = """
+import asyncio, json, time
+from scriptorium.tui.app import ScriptoriumApp
+from scriptorium.tui.sessions.branch_graph import BranchGraph
+from scriptorium.tui.sessions.branch_list import BranchList
+from scriptorium.tui.sessions.detail_pane import DetailPane
+
+async def main():
+    app = ScriptoriumApp({root!r})
+    started, cpu = time.perf_counter(), time.process_time()
+    async with app.run_test(size=(160, 48)) as pilot:
+        screen = app.screen
+        while (screen.graph is None or screen.query_one(BranchList).option_count < {branches}
+               or screen.query_one(BranchGraph).graph is None):
+            await asyncio.sleep(0.002)
+        await pilot.pause()  # drawn
+        out = {{"opened": time.perf_counter() - started, "opened_cpu": time.process_time() - cpu}}
+        {then}
+    print(json.dumps(out))
+
+asyncio.run(main())
+"""
+
+ONTO_TURN = """
+        graph = screen.query_one(BranchGraph)
+        graph.focus()
+        await pilot.pause()
+        started, cpu = time.perf_counter(), time.process_time()
+        graph.move_to({turn!r})
+        while "press o to open the whole turn" not in screen.query_one(DetailPane).plain:
+            await asyncio.sleep(0.002)
+        await pilot.pause()  # drawn
+        out["turn"], out["turn_cpu"] = time.perf_counter() - started, time.process_time() - cpu
+"""
+
+
+def tui_branches(root: Path) -> tuple[float, float]:
+    """Wall and CPU seconds (the CPU time tells a loaded machine from a slow app)."""
+    branch_forest(root)
+    out = child(TUI_CHILD.format(root=str(root), branches=2_000, then=""))
+    return out["opened"], out["opened_cpu"]
+
+
+def tui_1mb_turn(root: Path) -> tuple[float, float]:
+    store = SessionStore(root)
+    sid = store.create_session(title="one huge turn")
+    store.append(sid, "user", "what does the log say?")
+    big = store.append(sid, "assistant", "\n".join(f"log line {i}" for i in range(70_000)) + "\nTHE END").id
+    store.append(sid, "user", "thanks")
+    out = child(TUI_CHILD.format(root=str(root), branches=1, then=ONTO_TURN.format(turn=big).strip()))
+    return out["turn"], out["turn_cpu"]
+
+
 def huge(root: Path) -> tuple[float, float]:
     store = SessionStore(root)
     sid = store.create_session(title="huge")
@@ -175,8 +246,10 @@ def main() -> None:
     figures["first_open_289_ms"] = med([fresh(first_open, 289, "x" * 16_200) for _ in range(args.runs)]) * 1000
     figures["first_edit_ms"] = med([fresh(first_edit) for _ in range(args.runs)])
     figures["branches2000_s"] = med([fresh(branches) for _ in range(args.runs)])
-    figures["tui_branches2000_s"] = None
-    figures["tui_1mb_turn_s"] = None
+    tui = {"tui_branches2000_s": [fresh(tui_branches) for _ in range(args.runs)],
+           "tui_1mb_turn_s": [fresh(tui_1mb_turn) for _ in range(args.runs)]}
+    for key, runs_ in tui.items():
+        figures[key] = med([wall for wall, _cpu in runs_])
     runs = [fresh(huge) for _ in range(max(1, args.runs // 2))]
     figures["pending_50mb_s"] = med([r[0] for r in runs])
     figures["pending_50mb_mb"] = med([r[1] for r in runs])
@@ -184,6 +257,8 @@ def main() -> None:
     for key, value in figures.items():
         shown = "—" if value is None else f"{value:.3f}"
         print(f"{key:<20} {shown:>10} {TARGETS.get(key, '—')!s:>8}")
+    print("tui cpu s (median): " + ", ".join(f"{key} {med([c for _w, c in runs_]):.3f}" for key, runs_ in tui.items())
+          + f"  (load average {os.getloadavg()[0]:.1f})")
     print(json.dumps({k: (None if v is None else round(v, 3)) for k, v in figures.items()}))
 
 

@@ -9,14 +9,16 @@ from pathlib import Path
 
 import pytest
 
+from scriptorium.core.sessions.marker import mark_written, pending
 from scriptorium.core.sessions.store import SessionStore
 from scriptorium.tui.sessions.branch_graph import BranchGraph
 from scriptorium.tui.sessions.branch_list import BranchList
 from scriptorium.tui.sessions.detail_pane import DetailPane
+from scriptorium.tui.sessions.model import list_sessions, load_graph
 from scriptorium.tui.sessions.screen import SessionsScreen
 from scriptorium.tui.sessions.turn_viewer import TurnViewer
 
-from .conftest import write_openprogram_session
+from .conftest import WORKSPACE, fix_workspace_id, write_openprogram_session
 from .helpers import screen_lines
 
 pytestmark = pytest.mark.anyio
@@ -147,3 +149,38 @@ async def test_o_is_offered_only_while_the_detail_pane_shows_a_turn(make_app, se
         await settle(pilot)
         assert screen.detail_turn is not None and screen.check_action("open_turn", ())
         assert any("o Whole turn" in line for line in screen_lines(pilot.app))
+
+
+def test_the_list_and_the_graph_count_each_pending_turn_once_as_the_engine_walks_each_branch(tmp_path: Path) -> None:
+    """Backlogs of many branches sharing prefixes, with marks partway along some of them: the
+    list's and the header's totals are the union of what `pending` gives every branch."""
+    state = tmp_path / "state"
+    fix_workspace_id(state)
+    store = SessionStore(state)
+    sid = store.create_session(title="forks and marks")
+    rng = random.Random(7)
+    with store.batch(sid, "build"):
+        line = [store.append(sid, "user" if i % 2 == 0 else "assistant", f"turn {i} " * (1 + i % 5)).id
+                for i in range(300)]
+        forks = []
+        for b in range(120):
+            at = rng.choice(line + forks)
+            forks.append(store.append(sid, "assistant", f"fork {b}", predecessor=at, move_head=False).id)
+        for a in range(3):  # sub-agents: branches from a spawn root, each a few turns long
+            agent = store.spawn_branch(sid, f"sub-agent task {a}", caller=rng.choice(line)).id
+            for t in range(4):
+                agent = store.append(sid, "assistant" if t % 2 == 0 else "user", f"agent {a} step {t}",
+                                     predecessor=agent, move_head=False).id
+    mark_written(store, sid, rng.sample(line + forks, 60), WORKSPACE)
+    owed: dict[str, int] = {}
+    for tip in store.list_branches(sid):
+        owed.update((t.id, t.tokens) for t in pending(store, sid, tip, WORKSPACE))
+    row = list_sessions(state).row(sid)
+    assert row is not None and (row.pending_turns, row.pending_tokens) == (len(owed), sum(owed.values()))
+    graph = load_graph(state, sid)
+    assert (graph.pending_turns, graph.pending_tokens) == (len(owed), sum(owed.values()))
+    assert [b.tip for b in graph.branches] == store.list_branches(sid)
+    for branch in graph.branches:
+        assert branch.pending == pending(store, sid, branch.tip, WORKSPACE)
+        assert branch.spawned == (not branch.is_head and store.is_spawn_branch(sid, branch.tip))
+    assert sum(b.spawned for b in graph.branches) == 3
