@@ -26,10 +26,11 @@ from scriptorium.themes import DARK_NAME, DEFAULT_THEME, LIGHT_NAME, THEMES, VAR
 from .live import LiveUpdates
 from .common.help import HelpScreen
 from .sessions.screen import SessionsScreen
-from .sessions.model import SessionListing
 
 if TYPE_CHECKING:
     from textual.command import Provider
+
+    from .sessions.model import SessionListing
 
 THEME_KEY = "tui.theme"
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..sessions.model import ELSEWHERE, PENDING, REWOUND, UNRECORDED, WRITTEN
+from ..sessions.states import ELSEWHERE, PENDING, REWOUND, UNRECORDED, WRITTEN
 
 HEAD = "head"
 GLYPHS = {WRITTEN: "●", PENDING: "○", ELSEWHERE: "◌", REWOUND: "╳", UNRECORDED: "·", HEAD: "◉"}

@@ -8,6 +8,8 @@ opens and scrolls as fast as a short one. The lane layout itself is
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich.style import Style
 from rich.text import Text
 from textual.binding import Binding
@@ -23,8 +25,11 @@ from scriptorium.core.sessions.graph_layout import DASHED, NODE
 from ..common.glyphs import GLYPHS, HEAD
 from .messages import BranchHighlighted, TurnHighlighted
 from ..common.safe_text import untrusted_line
-from .model import ELSEWHERE, REWOUND, STATES, SessionGraph, TurnRow, short_id
+from .states import ELSEWHERE, REWOUND, STATES, short_id
 from .turn_text import excerpt
+
+if TYPE_CHECKING:
+    from .model import SessionGraph, TurnRow
 
 ID_WIDTH = 8
 ROLE_WIDTH = 4

@@ -8,6 +8,8 @@ keys), one row per branch.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from textual.binding import Binding
 from textual.cache import LRUCache
 from textual.content import Content
@@ -22,8 +24,11 @@ from scriptorium.core.sanitize import sanitize_line
 from ..common.formatting import tokens
 from ..common.glyphs import GLYPHS, HEAD
 from .messages import BranchHighlighted
-from .model import Branch, SessionGraph, short_id
+from .states import short_id
 from .turn_text import excerpt
+
+if TYPE_CHECKING:
+    from .model import Branch, SessionGraph
 
 OPTION = "branch-list--option"
 HIGHLIGHTED = "branch-list--option-highlighted"

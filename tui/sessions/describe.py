@@ -7,6 +7,7 @@ came from a session passes through `safe_text`.
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
 from textual.content import Content
 
@@ -15,8 +16,11 @@ from ..common.glyphs import GLYPHS, HEAD, LABELS
 from scriptorium.core.sanitize import sanitize_line
 
 from ..common.safe_text import untrusted_content
-from .model import ELSEWHERE, REWOUND, ROLE_LABELS, UNRECORDED, WRITTEN, Branch, Node, SessionGraph, TurnRow, short_id
+from .states import ELSEWHERE, REWOUND, ROLE_LABELS, UNRECORDED, WRITTEN, short_id
 from .turn_text import EXCERPT_CHARS, excerpt
+
+if TYPE_CHECKING:
+    from .model import Branch, Node, SessionGraph, TurnRow
 
 # A turn's text in the pane is a bounded preview: a 1 MB turn (or a tool's 1 MB input) is
 # cut, and `o` opens the whole (TurnViewer). Lines are bounded too: 20,000 characters of

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from textual.content import Content
 from textual.widgets import Static
 
 from scriptorium.core.sanitize import sanitize_line
 
 from ..common.formatting import tokens
-from .model import SessionGraph
+
+if TYPE_CHECKING:
+    from .model import SessionGraph
 
 
 class GraphHeader(Static):

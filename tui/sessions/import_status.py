@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from textual.content import Content
 from textual.widgets import Static
 
 from scriptorium.core.sanitize import sanitize_line
 
-from .model import IMPORT_KINDS, ImportJob, ImportOutcome
+from .states import IMPORT_KINDS
+
+if TYPE_CHECKING:
+    from .model import ImportJob, ImportOutcome
 
 BAR = 24
 

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from textual.message import Message
 
-from .model import ImportJob, ImportOutcome, SessionGraph, SessionListing, WriteJob, WriteOutcome
+if TYPE_CHECKING:
+    from .model import ImportJob, ImportOutcome, SessionGraph, SessionListing, WriteJob, WriteOutcome
 
 
 @dataclass

@@ -33,29 +33,26 @@ from scriptorium.core.sessions.marker import (
 )
 from scriptorium.core.sessions.nodes import Node
 from scriptorium.core.paths import StatePaths
-from scriptorium.core.sanitize import sanitize_line
 from scriptorium.core.sessions.index import IndexEntry, NodeFileError, read_node_file
 from scriptorium.core.sessions.paths import SessionPaths
 from scriptorium.core.sessions.store import SessionError, SessionProblem, SessionStore
 from scriptorium.core.writer_status import session_failures
 
-# Node states of the graph, each drawn with its own glyph and theme colour.
-WRITTEN, PENDING, ELSEWHERE, REWOUND, UNRECORDED = "written", "pending", "elsewhere", "rewound", "unrecorded"
-STATES = (WRITTEN, PENDING, ELSEWHERE, REWOUND, UNRECORDED)
+from .states import (  # noqa: F401  (re-exported: the model's vocabulary)
+    ELSEWHERE,
+    IMPORT_KINDS,
+    PENDING,
+    REWOUND,
+    ROLE_LABELS,
+    STATES,
+    UNRECORDED,
+    WRITTEN,
+    short_id,
+)
 
 # What reading the sessions (or one session) can raise that the screen reports instead.
 LIST_ERRORS = (OSError, WorkspaceIdError)
 GRAPH_ERRORS = (SessionError, OSError, WorkspaceIdError)
-
-ROLE_LABELS = {"user": "user", "assistant": "asst", "system": "sys", "tool": "tool",
-               "summary": "summ", "runtime": "rt", "root": "root"}
-
-
-def short_id(node_id: str) -> str:
-    """Eight characters that tell ids apart, like git's short hashes (`summary_` prefixes dropped).
-    Ids come from node files, so they are untrusted: the result is sanitized."""
-    return sanitize_line(node_id.removeprefix("summary_"))[:8]
-
 
 def node_state(entry: IndexEntry, workspaces: frozenset[str]) -> str:
     """The state a node is drawn in; marks by workspaces that do not share this memory
@@ -444,8 +441,6 @@ def run_job(state_dir: Path, job: WriteJob) -> WriteOutcome:
 
 
 # --- the import action: read an agent's transcripts into sessions -----------------------
-
-IMPORT_KINDS = {"claude-code": "Claude Code", "pi": "pi", "codex": "Codex"}
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ and the list and the graph are read again so the marks show what was written.
 from __future__ import annotations
 
 import time
+from typing import TYPE_CHECKING
 
 from textual import work
 from textual.app import ComposeResult
@@ -18,7 +19,7 @@ from textual.containers import Center, Horizontal, Middle, Vertical
 from textual.content import Content
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import ContentSwitcher, Footer
+from textual.widgets import ContentSwitcher
 from textual.widgets.data_table import RowDoesNotExist
 from textual.worker import Worker, WorkerState, get_current_worker
 
@@ -37,25 +38,9 @@ from .messages import (
     WriteProgress,
     WriteStarted,
 )
+from ..common.footer import Footer
 from ..common.messages import DiskChanged
 from ..common.safe_text import untrusted_content
-from .model import (
-    GRAPH_ERRORS,
-    LIST_ERRORS,
-    ImportJob,
-    ImportOutcome,
-    SessionGraph,
-    SessionListing,
-    TurnRow,
-    WriteJob,
-    WriteOutcome,
-    import_locations,
-    list_and_open,
-    load_graph,
-    owed_ids,
-    run_import,
-    run_job,
-)
 from .branch_graph import BranchGraph
 from .branch_list import BranchList
 from .detail_pane import DetailPane
@@ -67,6 +52,9 @@ from .import_status import ImportStatus
 from ..common.screen_tabs import ScreenTabs
 from .session_list import SessionList
 from .write_status import WriteStatus, finished, job_label, running, standing_failure, summary
+
+if TYPE_CHECKING:
+    from .model import ImportJob, ImportOutcome, SessionGraph, SessionListing, TurnRow, WriteJob, WriteOutcome
 
 PROGRESS_EVERY_S = 0.5  # how often a running write's marks are read back
 IMPORT_OUTCOME_S = 20.0  # how long an import's outcome line stays (the notification says it too)
@@ -125,7 +113,7 @@ class SessionsScreen(Screen):
         self.query_one("#session-list").border_title = "Sessions"
         self.query_one("#branch-list").border_title = "Branches"
         self.query_one("#detail").border_title = "Detail"
-        self.call_after_refresh(self.load_sessions)  # paint the shell first, then read
+        self.call_after_refresh(self.load_sessions)  # paint the shell first, then read (and import the engine)
         self.app.live.subscribe(self)
 
     def on_unmount(self) -> None:
@@ -145,6 +133,8 @@ class SessionsScreen(Screen):
 
     @work(thread=True, exclusive=True, group="sessions")
     def _list_worker(self, prefer: str | None) -> None:
+        from .model import GRAPH_ERRORS, LIST_ERRORS, list_and_open  # the engine: after the first paint
+
         worker = get_current_worker()
         try:
             listing, next_graph = list_and_open(self.app.state_dir, prefer)
@@ -166,6 +156,8 @@ class SessionsScreen(Screen):
 
     @work(thread=True, exclusive=True, group="graph")
     def load_graph(self, session_id: str) -> None:
+        from .model import GRAPH_ERRORS, load_graph
+
         try:
             message: GraphLoaded | GraphFailed = GraphLoaded(load_graph(self.app.state_dir, session_id))
         except GRAPH_ERRORS as exc:
@@ -337,6 +329,8 @@ class SessionsScreen(Screen):
         if self.graph is None or tip is None or self.graph.branch(tip) is None:
             self.notify("Select a session and one of its branches first.", severity="warning")
             return
+        from .model import WriteJob
+
         self._start(WriteJob(self.graph.session_id, tip))
 
     def action_finish_session(self) -> None:
@@ -344,6 +338,8 @@ class SessionsScreen(Screen):
         if self.graph is None:
             self.notify("Select a session first.", severity="warning")
             return
+        from .model import WriteJob
+
         self._start(WriteJob(self.graph.session_id, None))
 
     # --- writing (a worker thread; progress polled, outcome shown) ---------
@@ -362,11 +358,15 @@ class SessionsScreen(Screen):
 
     @work(thread=True, group="write", exit_on_error=False)
     def run_write(self, job: WriteJob) -> WriteOutcome:
+        from .model import owed_ids, run_job
+
         self.post_message(WriteStarted(job, owed_ids(self.app.state_dir, job)))
         return run_job(self.app.state_dir, job)
 
     @work(thread=True, exclusive=True, group="write-progress", exit_on_error=False)
     def poll_progress(self, job: WriteJob, owed: frozenset[str]) -> None:
+        from .model import owed_ids
+
         written = len(owed - owed_ids(self.app.state_dir, job))
         if not get_current_worker().is_cancelled:
             self.post_message(WriteProgress(job, written))
@@ -393,6 +393,8 @@ class SessionsScreen(Screen):
             return
         if worker.group != "write" or self.job is None:
             return
+        from .model import WriteOutcome  # (not before: the first worker's start comes before the first paint)
+
         if event.state == WorkerState.SUCCESS and isinstance(worker.result, WriteOutcome):
             self.post_message(WriteFinished(worker.result))
         elif event.state == WorkerState.ERROR:
@@ -436,6 +438,7 @@ class SessionsScreen(Screen):
     def action_import_sessions(self) -> None:
         """Ask what to import, then import it while the screen stays usable."""
         from .import_dialog import ImportDialog
+        from .model import import_locations
 
         if self.import_job is not None:
             self.notify("An import is already running.", severity="warning")
@@ -451,6 +454,8 @@ class SessionsScreen(Screen):
 
     @work(thread=True, group="import", exit_on_error=False)
     def import_worker(self, job: ImportJob) -> ImportOutcome:
+        from .model import run_import
+
         last = 0.0
 
         def progress(done: int, total: int, label: str) -> None:
@@ -470,6 +475,8 @@ class SessionsScreen(Screen):
     def _import_worker_changed(self, event: Worker.StateChanged) -> None:
         if self.import_job is None:
             return
+        from .model import ImportOutcome
+
         if event.state == WorkerState.SUCCESS and isinstance(event.worker.result, ImportOutcome):
             self.post_message(ImportFinished(event.worker.result))
         elif event.state == WorkerState.ERROR:

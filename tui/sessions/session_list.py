@@ -4,6 +4,8 @@ redacted from with `*` (when nothing worse is to flag)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich.text import Text
 from textual.events import Resize
 from textual.widgets import DataTable
@@ -11,7 +13,9 @@ from textual.widgets import DataTable
 from ..common.formatting import ago, tokens
 from .messages import SessionHighlighted
 from ..common.safe_text import untrusted_line
-from .model import SessionListing
+
+if TYPE_CHECKING:
+    from .model import SessionListing
 
 MIN_TITLE, MAX_TITLE = 12, 40
 CHROME = 2 + 1 + 2 * 5  # border, scrollbar, one cell of padding each side of five columns

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from .model import SessionGraph, TurnRow
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .model import SessionGraph, TurnRow
+
 
 SUMMARY_PREFIX = "[Previous conversation summary]"
 EXCERPT_CHARS = 400  # enough for any row; never fold a 100 kB tool output per paint

@@ -4,6 +4,7 @@ session's standing permanent failure. Hidden when there is nothing to say."""
 from __future__ import annotations
 
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from textual.content import Content
 from textual.widgets import Static
@@ -11,7 +12,10 @@ from textual.widgets import Static
 from scriptorium.core.sanitize import sanitize_line
 
 from ..common.formatting import stamp
-from .model import WriteFailure, WriteJob, WriteOutcome, short_id
+from .states import short_id
+
+if TYPE_CHECKING:
+    from .model import WriteFailure, WriteJob, WriteOutcome
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 BAR = 20
