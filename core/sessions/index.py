@@ -361,13 +361,6 @@ class SessionIndex:
         self._children = None
         self.dirty = True
 
-    def forget(self, nid: str) -> None:
-        """Drop the entry of a node whose file a failed append removed again."""
-        if self.entries.pop(nid, None) is not None:
-            self.max_seq = max((e.seq for e in self.entries.values()), default=-1)
-        self._children = None
-        self.forget_fingerprint()
-
     def adopt_fingerprint(self) -> None:
         """After our own append under the session lock: disk is exactly what we wrote."""
         self.fp = fingerprint(self.session_dir)

@@ -5,7 +5,7 @@
   meta.json               head_id, updated_at, title, ...
   history/NNNN-<u|l|c>-<node>.json   one file per node
   workdir/.gitkeep
-  .scriptorium/           git-excluded runtime: index.json, gen, lock, uncommitted, meta.prev
+  .scriptorium/           git-excluded runtime: index.json, gen, lock, uncommitted, undo.N
 ```
 
 The one place these names are spelled: the store, the index, the git side, the
@@ -100,11 +100,10 @@ class SessionPaths:
     def lock(self) -> Path:
         return self.runtime / "lock"
 
-    @property
-    def meta_prev(self) -> Path:
-        """A hard link to meta.json as it was before an append replaced it: undoing a failed
-        append puts it back by a rename, which needs no free space (a full disk)."""
-        return self.runtime / "meta.prev"
+    def undo(self, n: int) -> Path:
+        """The `n`th file a locked write replaces, as it was (a hard link): undoing a failed
+        write puts it back by a rename, which needs no free space (a full disk)."""
+        return self.runtime / f"undo.{n}"
 
     @property
     def uncommitted(self) -> Path:

@@ -14,7 +14,7 @@ import os
 import time
 from collections import Counter
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -124,6 +124,7 @@ class SessionStore:
         self.root = StatePaths(self.state_dir).sessions
         self._indexes: dict[str, SessionIndex] = {}
         self._batches: dict[str, _Batch] = {}
+        self._undos: dict[str, _Undo] = {}  # locked writes under way outside a batch (see _undoable)
         self._repos: set[Path] = set()  # session directories known to be repositories
         self._known: dict[str, Path] = {}  # sessions seen valid (never deleted under us) -> their dir
         self._unborn: dict[str, set[str]] = {}  # created with commit=False: init files awaiting a commit
@@ -192,7 +193,10 @@ class SessionStore:
             batch.meta, batch.wrote = meta, True
             return
         data = json.dumps(meta, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-        atomic_write_bytes(self.session_paths(sid).meta, data, durable=durable)
+        path = self.session_paths(sid).meta
+        if (undo := self._undos.get(sid)) is not None:
+            undo.keep(path)
+        atomic_write_bytes(path, data, durable=durable)
 
     def _bump(self, sid: str) -> None:
         """Bump the write generation (see session_index); deferred inside a batch."""
@@ -276,6 +280,8 @@ class SessionStore:
             batch.paths.update(paths)
             return
         paths = sorted(set(paths) | self._unborn.pop(sid, set()))
+        if (undo := self._undos.get(sid)) is not None:
+            undo.committing = paths
         session_git.commit_paths(self._repo(self.session_dir(sid)), paths, message)
 
     @contextlib.contextmanager
@@ -393,8 +399,44 @@ class SessionStore:
         layout.runtime.mkdir(exist_ok=True)
         with _flock(layout.lock, LOCK_TIMEOUT_S):  # as filelock takes it: not loading filelock halves an append
             self._begin_writes(sid, d, time.time())
-            yield self.index(sid)
+            with self._undoable(sid, layout):
+                yield self.index(sid)
             session_git.set_flag(d, False)  # every locked write ends with its commit
+
+    @contextlib.contextmanager
+    def _undoable(self, sid: str, layout: SessionPaths) -> Iterator[None]:
+        """A locked write outside a batch completes or leaves no trace (a full disk may fail
+        any step: a node file, meta.json, git): every file it replaces or creates is noted
+        first (`_Undo.keep`), and a failure takes them all back — by unlinks and renames,
+        which need no free space — and puts git's index back. Left on disk, the next writer
+        would commit them as an interrupted write's leftovers: a failed append would become
+        a phantom branch beside its caller's retry, a failed rewind would happen after all."""
+        undo = self._undos[sid] = _Undo(layout, set(self._unborn.get(sid, ())))
+        try:
+            yield
+        except BaseException:
+            self._take_back(sid, undo)
+            raise
+        finally:
+            self._undos.pop(sid, None)
+        undo.discard()
+
+    def _take_back(self, sid: str, undo: _Undo) -> None:
+        if not undo.kept and undo.committing is None:
+            return  # refused before writing anything (an unknown node, a duplicate id)
+        d = undo.layout.root
+        undo.restore()
+        if undo.committing:
+            with contextlib.suppress(OSError, session_git.GitError):
+                session_git.unstage(d, undo.committing)  # else commit_paths drops a staged path gone from disk
+        fsync_dir(undo.layout.history)  # removals as durable as the files were
+        self._indexes.pop(sid, None)  # re-read from disk when next asked
+        with contextlib.suppress(OSError):
+            bump_generation(d)  # other processes' indexes re-verify
+        if undo.unborn:
+            self._unborn[sid] = undo.unborn  # the session's init files still await their first commit
+        # The uncommitted flag stays up: whatever disk and git may still disagree on (a file
+        # that could not be put back), the next writer commits as it is on disk.
 
     def _begin_writes(self, sid: str, d: Path, locked_at: float, *, fold: bool = False) -> set[str]:
         """Under the session lock (acquired at `locked_at`), before writing files a commit
@@ -459,87 +501,23 @@ class SessionStore:
             node = Node(id=nid, seq=seq, role=raw_role, output=content, name=name or ("" if raw_role != "llm" else "scriptorium"),
                         input=input, caller=caller, predecessor=predecessor, metadata=md,
                         created_at=created_at if created_at is not None else time.time())
-            if sid not in self._batches:
-                self._append_now(sid, index, node, meta, move_head, counts)
-                return node
             self._write_node(sid, index, node)
-            _head_and_counts(meta, node, move_head, counts)
+            kind = node.kind
+            if move_head and kind not in ("summary", "root"):
+                meta["head_id"] = nid
+            if counts:
+                meta[REDACTIONS_KEY] = add_counts(meta.get(REDACTIONS_KEY), counts)
+            meta["updated_at"] = time.time()
             self._write_meta(sid, meta)
             self._bump(sid)
-            self._committed(sid, [node_rel(node.filename), META_REL], "")
+            if sid not in self._batches:
+                index.adopt_fingerprint()
+            message = "" if sid in self._batches else _turn_message(node)
+            self._committed(sid, [node_rel(node.filename), META_REL], message)
+            if sid not in self._batches:
+                self._registry_update(sid, meta)
+                index.save()
         return node
-
-    def _append_now(self, sid: str, index: SessionIndex, node: Node, meta: dict[str, Any], move_head: bool,
-                    counts: Mapping[str, int]) -> None:
-        """An append outside a batch, under the lock: node file, meta.json, generation, commit
-        — all of them, or (a full disk, any step failing) none: the node file goes again and
-        meta.json and git's index are put back, so the caller's retry appends after the same
-        head. Left on disk, the next writer would commit the node as a leftover, and the
-        retry would make a duplicate turn on a phantom branch."""
-        layout = self.session_paths(sid)
-        d = layout.root
-        rel = node_rel(node.filename)
-        unborn = set(self._unborn.get(sid, ()))
-        prev: bytes | None = None  # meta.json's old bytes, when no hard link could keep them
-        replaced = committing = False
-        try:
-            self._write_node(sid, index, node)
-            _head_and_counts(meta, node, move_head, counts)
-            prev = _keep_prev(layout)
-            self._write_meta(sid, meta)
-            replaced = True
-            bump_generation(d)
-            index.adopt_fingerprint()
-            committing = True
-            self._committed(sid, [rel, META_REL], _turn_message(node))
-        except BaseException as exc:
-            if not (committing and session_git.committed(d, rel)):
-                self._undo_append(sid, index, node, prev, replaced=replaced, committing=committing, unborn=unborn)
-                raise
-            if not isinstance(exc, Exception):  # the commit landed: the append is complete
-                raise
-        with contextlib.suppress(OSError):
-            layout.meta_prev.unlink()
-        self._registry_update(sid, meta)
-        index.save()
-
-    def _undo_append(self, sid: str, index: SessionIndex, node: Node, prev: bytes | None, *, replaced: bool,
-                     committing: bool, unborn: set[str]) -> None:
-        """Take back what a failed `_append_now` wrote, by unlinks and renames only (they need
-        no free space). The uncommitted flag stays up only when something could not be put
-        back (or session-init files still await their first commit)."""
-        layout = self.session_paths(sid)
-        d = layout.root
-        rel = node_rel(node.filename)
-        clean = True
-        try:
-            layout.node(node.filename).unlink(missing_ok=True)
-        except OSError:
-            clean = False
-        if replaced:
-            try:
-                if prev is None:
-                    os.replace(layout.meta_prev, layout.meta)
-                else:
-                    atomic_write_bytes(layout.meta, prev)
-            except OSError:
-                clean = False
-        else:
-            with contextlib.suppress(OSError):
-                layout.meta_prev.unlink()
-        if committing:
-            try:
-                session_git.unstage(d, [rel, META_REL])
-            except (OSError, session_git.GitError):
-                clean = False  # commit_paths drops a staged path that is gone from disk anyway
-        fsync_dir(layout.history)  # the node file's removal is as durable as its creation was
-        index.forget(node.id)
-        with contextlib.suppress(OSError):
-            bump_generation(d)  # other processes' indexes re-verify
-        if unborn:
-            self._unborn[sid] = unborn  # the session's init files still await their first commit
-        elif clean:
-            session_git.set_flag(d, False)
 
     def _write_node(self, sid: str, index: SessionIndex, node: Node) -> None:
         st = self._write_history_file(sid, node.filename, node.to_json_bytes())
@@ -552,6 +530,8 @@ class SessionStore:
         batch = self._batches.get(sid)
         if batch is None:
             path = self.session_paths(sid).node(filename)
+            if (undo := self._undos.get(sid)) is not None:
+                undo.keep(path)
             atomic_write_bytes(path, data)
             return path.stat()
         rel = node_rel(filename)
@@ -840,26 +820,49 @@ def redactor_for(state_dir: Path) -> Redactor:
     return for_state(state_dir)
 
 
-def _head_and_counts(meta: dict[str, Any], node: Node, move_head: bool, counts: Mapping[str, int]) -> None:
-    """meta.json after appending `node`: the head (unless it stays), redactions, updated_at."""
-    if move_head and node.kind not in ("summary", "root"):
-        meta["head_id"] = node.id
-    if counts:
-        meta[REDACTIONS_KEY] = add_counts(meta.get(REDACTIONS_KEY), counts)
-    meta["updated_at"] = time.time()
+@dataclass
+class _Undo:
+    """What a locked write has replaced or created so far, to take back (see `_undoable`)."""
 
+    layout: SessionPaths
+    unborn: set[str]  # the session's init files awaiting their first commit, as they were
+    kept: list[tuple[Path, Path | bytes | None]] = field(default_factory=list)  # path, old content (None: new)
+    committing: list[str] | None = None  # the paths handed to git
 
-def _keep_prev(layout: SessionPaths) -> bytes | None:
-    """Keep meta.json's current content for an undo: a hard link (`meta_prev`, restored by a
-    rename, no free space needed); where links fail, its bytes (None: the link was made)."""
-    prev = layout.meta_prev
-    with contextlib.suppress(FileNotFoundError):
-        prev.unlink()  # a killed append's
-    try:
-        os.link(layout.meta, prev)
-        return None
-    except OSError:
-        return layout.meta.read_bytes()
+    def keep(self, path: Path) -> None:
+        """Before `path` is written: its content as it is, as a hard link (put back by a
+        rename, no free space needed), or its bytes where links fail; or that it is new."""
+        if any(p == path for p, _old in self.kept):
+            return
+        backup = self.layout.undo(len(self.kept))
+        with contextlib.suppress(FileNotFoundError):
+            backup.unlink()  # a killed writer's
+        try:
+            os.link(path, backup)
+            self.kept.append((path, backup))
+            return
+        except OSError:
+            pass  # a new file; or no links here (a read-only disk fails the write itself next)
+        try:
+            self.kept.append((path, path.read_bytes()))
+        except FileNotFoundError:
+            self.kept.append((path, None))
+
+    def restore(self) -> None:
+        for path, old in reversed(self.kept):
+            with contextlib.suppress(OSError):
+                if old is None:
+                    path.unlink(missing_ok=True)
+                elif isinstance(old, Path):
+                    os.replace(old, path)
+                else:
+                    atomic_write_bytes(path, old)
+
+    def discard(self) -> None:
+        for _path, old in self.kept:
+            if isinstance(old, Path):
+                with contextlib.suppress(OSError):
+                    old.unlink()
 
 
 def _session_lock(layout: SessionPaths) -> FileLock:

@@ -202,3 +202,45 @@ def test_a_failed_session_creation_leaves_no_directory(tmp_path: Path) -> None:
         with pytest.raises((OSError, RuntimeError)), FullDisk(at, sticky=True).active():
             store.create_session("full disk")
     assert sorted(p.name for p in store.root.iterdir()) == before
+
+
+def steps_of_one_rewind(tmp_path: Path) -> int:
+    store = SessionStore(tmp_path / "count-rewind")
+    sid = store.create_session("count")
+    ids = [store.append(sid, "user", f"turn {i}").id for i in range(3)]
+    disk = FullDisk()
+    with disk.active():
+        SessionStore(tmp_path / "count-rewind").rewind(sid, ids[1])
+    return len(disk.steps)
+
+
+@pytest.mark.parametrize("sticky", [False, True], ids=["one-step", "full-from-then-on"])
+def test_a_rewind_failing_at_any_step_changes_nothing(tmp_path: Path, sticky: bool) -> None:
+    """The same for a rewind: failed, it must not happen later (the next writer would have
+    committed its rewritten node files as leftovers)."""
+    state = tmp_path / "state"
+    store = SessionStore(state)
+    sid = store.create_session("full disk")
+    ids = [store.append(sid, "user" if i % 2 == 0 else "assistant", f"turn {i}").id for i in range(4)]
+    d = store.session_dir(sid)
+    for at in range(1, steps_of_one_rewind(tmp_path) + 1):
+        before = snapshot(d)
+        disk = FullDisk(at, sticky=sticky)
+        try:
+            with disk.active():
+                SessionStore(state).rewind(sid, ids[2])
+        except (OSError, RuntimeError):
+            after = snapshot(d)
+            assert after["history"] == before["history"] and after["meta"] == before["meta"], \
+                f"step {at} ({disk.steps[at - 1]})"
+            assert after["head"] == before["head"], at
+            continue
+        break  # a step nothing needs failed: the rewind is done
+    else:
+        SessionStore(state).rewind(sid, ids[2])
+    later = SessionStore(state)
+    new = later.append(sid, "assistant", "after the rewind")  # the next writer commits what was left over
+    entries = later.index(sid).entries
+    assert [n for n in ids if entries[n].rewound] == ids[2:]  # rewound once, exactly those
+    assert [e.id for e in later.branch_entries(sid)] == [*ids[:2], new.id]
+    assert git(d, "status", "--porcelain", "--untracked-files=all") == ""

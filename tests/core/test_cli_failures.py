@@ -194,10 +194,12 @@ def full_disk(request: pytest.FixtureRequest, seeded: dict[str, str],
 
 
 def copy_seeded(seeded: dict[str, str], state: Path) -> None:
-    """The seeded state, its session's marks committed (by one more turn): so that on the
-    full disk, `session append` gets as far as writing its node file before git fails."""
+    """The seeded state, its session's marks committed (by one more turn, a tool's: nothing
+    for the writer, whose passes would hold their lock long enough to make a concurrent one
+    retryable): so that on the full disk, `session append` gets as far as writing its node
+    file before git fails."""
     shutil.copytree(seeded["state"], state, symlinks=True)
-    done = cli(state, "session", "append", seeded["sid"], "--role", "assistant", "--text", "Noted.")
+    done = cli(state, "session", "append", seeded["sid"], "--role", "tool", "--text", "ls: 3 files")
     assert done.returncode == 0, done.stderr
 
 
