@@ -705,6 +705,7 @@ class SessionStore:
         d = self._require(sid)
         layout = SessionPaths(d)
         layout.runtime.mkdir(exist_ok=True)
+
         def busy() -> SessionBusy:
             return SessionBusy(f"session {sid}: a writer holding its lock has shown no sign of work for "
                                f"{MARK_STALL_S:.0f} s; the turns were not marked")
