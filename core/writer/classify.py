@@ -7,6 +7,7 @@ answer). This module turns any exception met during a write into a `Failure`.
 
 from __future__ import annotations
 
+import errno
 from dataclasses import dataclass, field
 from typing import Any, Generic, Protocol, TypeVar
 
@@ -70,7 +71,30 @@ class PassResult(Generic[B]):
 
 
 def classify(exc: BaseException) -> Failure:
-    """The code and retry verdict of an exception raised while writing."""
+    """The code and retry verdict of an exception raised while writing. Whatever its kind
+    says, a failure caused by a full disk, a read-only mount or a permission is not
+    retryable: none of those heals by itself (the CLI's contract: exit 1, never 75)."""
+    failure = _classify(exc)
+    if failure.retryable and _lasting_os_error(exc):
+        return Failure(failure.code, False, failure.message)
+    return failure
+
+
+_LASTING = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM})
+
+
+def _lasting_os_error(exc: BaseException) -> bool:
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, OSError) and current.errno in _LASTING:
+            return True
+        current = current.__cause__ or current.__context__
+    return False
+
+
+def _classify(exc: BaseException) -> Failure:
     message = _message(exc)
     from ..memory.errors import WorkspaceError
 

@@ -51,3 +51,23 @@ def test_an_engine_error_reaching_the_cli_is_one_line_and_its_exit_code(
     assert code == EXIT_RETRYABLE and err.startswith("scriptorium: ") and len(err.strip().splitlines()) == 1
     doc = json.loads(out)  # under --json, the failure document carries the error's code and outcome
     assert doc["outcome"] == "retryable" and doc["code"] == LockBusy.code
+
+
+def test_a_write_failure_caused_by_a_full_disk_or_permissions_is_not_retryable() -> None:
+    """A pass's result says "retryable" only for what heals by itself: an install that failed
+    on a full disk stays failed until someone frees space (sleep used to exit 75 there)."""
+    import errno
+
+    from scriptorium.core.memory.errors import InstallError
+    from scriptorium.core.writer.classify import classify
+
+    for err in (errno.ENOSPC, errno.EROFS, errno.EACCES):
+        try:
+            try:
+                raise OSError(err, "simulated")
+            except OSError as cause:
+                raise InstallError("install failed before anything changed") from cause
+        except InstallError as exc:
+            failure = classify(exc)
+        assert failure.outcome == "permanent", err
+    assert classify(InstallError("lock busy")).outcome == "retryable"  # nothing lasting behind it
