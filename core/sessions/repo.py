@@ -139,6 +139,15 @@ def unstage(d: Path, paths: list[str]) -> None:
     git(d, "reset", "--quiet", "--", *paths)
 
 
+def committed(d: Path, path: str) -> bool:
+    """Does the last commit hold `path`?"""
+    import subprocess
+
+    done = subprocess.run(["git", "rev-parse", "--verify", "--quiet", f"HEAD:{path}"], cwd=d,
+                          capture_output=True, check=False)
+    return done.returncode == 0
+
+
 def leftovers(d: Path) -> list[str]:
     """Node files and meta.json that differ from the last commit (never a stray temp file)."""
     import subprocess
