@@ -184,3 +184,17 @@ def test_the_list_and_the_graph_count_each_pending_turn_once_as_the_engine_walks
         assert branch.pending == pending(store, sid, branch.tip, WORKSPACE)
         assert branch.spawned == (not branch.is_head and store.is_spawn_branch(sid, branch.tip))
     assert sum(b.spawned for b in graph.branches) == 3
+
+
+def test_the_list_keeps_the_token_counts_it_made_for_the_next_start(tmp_path: Path) -> None:
+    """Pending turns are counted when first read (the tokenizer loads for it); the list saves the
+    counts in the session's index, so the app's next start reads them instead of counting."""
+    state = tmp_path / "state"
+    write_openprogram_session(state, "fresh", [{"id": f"t{i}", "text": f"turn number {i} " * 20,
+                                                **({"predecessor": f"t{i - 1}"} if i else {})}
+                                               for i in range(30)], title="never counted", head="t29")
+    row = list_sessions(state).row("fresh")
+    assert row is not None and row.pending_turns == 30 and row.pending_tokens > 0
+    entries = SessionStore(state).index("fresh").entries  # a new store: what the next process reads
+    assert all(entries[f"t{i}"].tokens > 0 for i in range(30))
+    assert load_graph(state, "fresh").pending_tokens == row.pending_tokens

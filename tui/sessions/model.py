@@ -146,7 +146,8 @@ def _list(store: SessionStore, prefer: str | None) -> tuple[SessionListing, dict
         except SessionError as exc:
             problems.append(SessionProblem(summary.id, str(exc)))
             continue
-        owed = _owed(b.turns for b in branches)
+        owed = _owed(b.turns for b in branches)  # counts the turns no one counted yet...
+        _keep_counts(store, summary.id)  # ...and keeps them: the next start does not count again
         times = [e.created_at for e in entries if e.kind != "root"]
         row = SessionRow(summary.id, summary.title, max(times, default=summary.updated_at),
                          len(branches), len(owed), sum(owed.values()), _failure(failures.get(summary.id)),
@@ -161,6 +162,16 @@ def _list(store: SessionStore, prefer: str | None) -> tuple[SessionListing, dict
             kept[row.id] = branches
     rows.sort(key=_order)
     return SessionListing(rows, problems), kept
+
+
+def _keep_counts(store: SessionStore, session_id: str) -> None:
+    """Save the tokens just counted into the session's index (pending turns are counted when
+    first read, which loads the tokenizer: a second start of the app should not pay again).
+    A read-only state directory only loses the hint."""
+    try:
+        store.save_index(session_id)
+    except OSError:
+        pass
 
 
 def _order(row: SessionRow) -> tuple[float, str]:
@@ -382,6 +393,7 @@ def _load_graph(store: SessionStore, session_id: str, walked: list[BranchPending
                        spawned=not b.is_head and spawned(b.tip))
                 for b in (walked if walked is not None else pending_branches(store, session_id, wid))]
     owed = _owed(b.pending for b in branches)
+    _keep_counts(store, session_id)
     return SessionGraph(session_id, str(meta.get("title") or ""), head, wid, threshold,
                         store.session_dir(session_id), rows, graph_layout.lanes, branches,
                         pending_turns=len(owed), pending_tokens=sum(owed.values()))
