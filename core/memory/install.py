@@ -148,9 +148,10 @@ def _cleanup(root: Path, runtime: Path) -> None:
 
 
 def _finish(root: Path, runtime: Path, journal: dict[str, Any], sha: str | None) -> None:
-    record = dict(journal["audit"], commit=sha)
-    if not audit.has_record(runtime, journal["txn"]):
-        audit.append_record(runtime, record)
+    # Only what changed memory is audited: an install of runtime counters alone (a sleep
+    # that found nothing to reorganize still resets its due counters) is bookkeeping.
+    if journal["commit"] and not audit.has_record(runtime, journal["txn"]):
+        audit.append_record(runtime, dict(journal["audit"], commit=sha))
     checkpoint("audited")
     _cleanup(root, runtime)
 

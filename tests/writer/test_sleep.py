@@ -126,3 +126,18 @@ def test_the_counter_reset_is_installed_with_the_sleep_itself(store, monkeypatch
     assert record["kind"] == "sleep" and record["retired"]  # the sleep is installed and audited
     state = load_runtime(paths)
     assert state["local_batches"] == 0 and state["local_tokens"] == 0 and state["last_global_at"]
+
+
+def test_a_sleep_that_changes_nothing_resets_its_counters_and_adds_no_record(store):
+    sid = store.create_session("only")
+    chain(store, sid, ["u1", "a1"], text=lambda n: "where do the nightly backups go?" if n == "u1" else "to glacier")
+    assert write(store, sid, force=True).outcome == "ok"
+    paths = StatePaths(store.state_dir)
+    records = Workspace.open(store.state_dir).audit_log()
+    _set(paths, local_batches=7, local_tokens=50_000)
+    result = sleep(store.state_dir)
+    assert (result.outcome, result.code) == ("ok", "NO_CHANGE")
+    state = load_runtime(paths)
+    assert state["local_batches"] == 0 and state["local_tokens"] == 0
+    # the audit log (`scriptorium log`) lists what changed memory: no empty "sleep" entry on top
+    assert Workspace.open(store.state_dir).audit_log() == records
