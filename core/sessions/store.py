@@ -895,13 +895,17 @@ def _activity(layout: SessionPaths) -> tuple[object, ...]:
 
 def _node_files(history: Path, ids: set[str]) -> dict[str, str]:
     """Node id -> file name for `ids`, from the names alone (no index loaded): one listing,
-    filtered by name suffix in C; the full check only for the few wanted."""
-    suffixes = tuple(f"-{nid}.json" for nid in ids)
+    filtered by a set lookup of each name's suffix (one slice and hash per name, not one
+    comparison per wanted id); the full check only for the few wanted."""
+    wanted = {f"-{nid}.json" for nid in ids}
     out = {}
-    for name in [n for n in os.listdir(history) if n.endswith(suffixes)]:
-        m = FILENAME_RE.match(name)
-        if m is not None and m.group(3) in ids:
-            out[m.group(3)] = name
+    names = os.listdir(history)
+    for size in {len(w) for w in wanted}:
+        cut = -size
+        for name in [n for n in names if n[cut:] in wanted]:
+            m = FILENAME_RE.match(name)
+            if m is not None and m.group(3) in ids:
+                out[m.group(3)] = name
     return out
 
 
