@@ -122,13 +122,7 @@ print(json.dumps({{"ms": (time.perf_counter() - t) * 1000}}))
 
 
 def branches(root: Path) -> float:
-    store = SessionStore(root)
-    sid, main = line_session(store, 2_000)
-    rng = random.Random(3)
-    with store.batch(sid, "bench forks"):
-        for b in range(1_999):
-            prev = main[rng.randrange(len(main) - 1)]
-            store.append(sid, "assistant", f"retry {b}", predecessor=prev, move_head=False)
+    sid = branch_forest(root)
     code = f"""
 import json, time
 from scriptorium.core.sessions.store import SessionStore
