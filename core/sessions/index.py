@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from ..fsutil import atomic_write_bytes, atomic_write_text
-from .nodes import FILENAME_RE, Node, classify, text_of
+from .nodes import FILENAME_RE, Node, checked_fields, classify, text_of
 from .paths import SessionPaths
 
 INDEX_VERSION = 1
@@ -79,26 +79,12 @@ class IndexEntry:
     def from_payload(cls, payload: Any, filename: str, stat: tuple[int, int], tokens: int = -1) -> "IndexEntry":
         """Straight from a node file's JSON, no `Node` built and thrown away (first open of a
         session without an index reads thousands); the same checks as `Node.from_payload`."""
-        if not isinstance(payload, dict):
-            raise ValueError("node payload is not an object")
-        nid, role = payload.get("id"), payload.get("role")
-        if not isinstance(nid, str) or not nid:
-            raise ValueError("node has no id")
-        if role not in ("user", "llm", "code"):
-            raise ValueError(f"node {nid} has unknown role {role!r}")
-        seq = payload.get("seq", 0)
-        md = payload.get("metadata") or {}
-        pred = payload.get("predecessor")
-        if not isinstance(seq, int) or not isinstance(md, dict):
-            raise ValueError(f"node {nid} has a malformed seq or metadata")
-        if pred is not None and not isinstance(pred, str):
-            raise ValueError(f"node {nid} has a malformed predecessor")
-        created = payload.get("created_at") or 0.0
+        nid, role, seq, md, pred, created = checked_fields(payload)
         kind = classify(nid, role, payload.get("name") or "", md)
         is_record = kind in ("user", "assistant") and bool(text_of(payload.get("output", "")).strip())
         return cls(
-            id=nid, seq=seq, role=role, kind=kind, predecessor=pred or None, caller=payload.get("caller") or "",
-            created_at=float(created) if isinstance(created, (int, float)) else 0.0,
+            id=nid, seq=seq, role=role, kind=kind, predecessor=pred, caller=payload.get("caller") or "",
+            created_at=created,
             tokens=tokens if is_record else 0, rewound=bool(md.get("rewound")),
             spawn_root=bool(md.get("spawn_branch_root")) or md.get("source") == "agent_spawn",
             is_record=is_record,

@@ -124,22 +124,7 @@ class Node:
     @classmethod
     def from_payload(cls, payload: Any) -> "Node":
         """Parse a node file's JSON; raises ValueError on a shape that is not a node."""
-        if not isinstance(payload, dict):
-            raise ValueError("node payload is not an object")
-        node_id = payload.get("id")
-        role = payload.get("role")
-        if not isinstance(node_id, str) or not node_id:
-            raise ValueError("node has no id")
-        if role not in ("user", "llm", "code"):
-            raise ValueError(f"node {node_id} has unknown role {role!r}")
-        seq = payload.get("seq", 0)
-        metadata = payload.get("metadata") or {}
-        predecessor = payload.get("predecessor")
-        if not isinstance(seq, int) or not isinstance(metadata, dict):
-            raise ValueError(f"node {node_id} has a malformed seq or metadata")
-        if predecessor is not None and not isinstance(predecessor, str):
-            raise ValueError(f"node {node_id} has a malformed predecessor")
-        created = payload.get("created_at") or 0.0
+        node_id, role, seq, metadata, predecessor, created = checked_fields(payload)
         return cls(
             id=node_id,
             seq=seq,
@@ -148,11 +133,35 @@ class Node:
             name=payload.get("name") or "",
             input=payload.get("input"),
             caller=payload.get("caller") or "",
-            predecessor=predecessor or None,
+            predecessor=predecessor,
             reads=list(payload.get("reads") or []),
             metadata=metadata,
-            created_at=float(created) if isinstance(created, (int, float)) else 0.0,
+            created_at=created,
         )
+
+
+def checked_fields(payload: Any) -> tuple[str, str, int, dict[str, Any], str | None, float]:
+    """(id, role, seq, metadata, predecessor, created_at) of a node file's JSON, checked:
+    the one validation `Node.from_payload` and the index's direct parse share; raises
+    ValueError on a shape that is not a node."""
+    if not isinstance(payload, dict):
+        raise ValueError("node payload is not an object")
+    node_id = payload.get("id")
+    role = payload.get("role")
+    if not isinstance(node_id, str) or not node_id:
+        raise ValueError("node has no id")
+    if role not in ("user", "llm", "code"):
+        raise ValueError(f"node {node_id} has unknown role {role!r}")
+    seq = payload.get("seq", 0)
+    metadata = payload.get("metadata") or {}
+    predecessor = payload.get("predecessor")
+    if not isinstance(seq, int) or not isinstance(metadata, dict):
+        raise ValueError(f"node {node_id} has a malformed seq or metadata")
+    if predecessor is not None and not isinstance(predecessor, str):
+        raise ValueError(f"node {node_id} has a malformed predecessor")
+    created = payload.get("created_at") or 0.0
+    return (node_id, role, seq, metadata, predecessor or None,
+            float(created) if isinstance(created, (int, float)) else 0.0)
 
 
 def clean_text(text: str) -> str:
