@@ -1,14 +1,14 @@
-"""Token counting with tiktoken's o200k_base, loaded offline from litellm's bundled copy.
+"""Token counting with tiktoken's o200k_base, loaded offline from the copy we ship.
 
-litellm ships tiktoken's encoding files in `litellm_core_utils/tokenizers`; pointing
-`TIKTOKEN_CACHE_DIR` there before the first `get_encoding` keeps us off the network.
-We locate the folder with importlib metadata so litellm itself is never imported.
+tiktoken downloads its encoding files on first use; `core/tokenizer_data/` holds
+o200k_base's file under the name tiktoken's cache gives it (the sha1 of its URL), so
+pointing `TIKTOKEN_CACHE_DIR` there before the first `get_encoding` keeps us off the
+network without litellm (an optional extra, for real models) installed.
 """
 
 from __future__ import annotations
 
 import functools
-import importlib.util
 import marshal
 import os
 from pathlib import Path
@@ -16,15 +16,9 @@ from pathlib import Path
 ENCODING = "o200k_base"
 
 
-def _bundled_tokenizer_dir() -> Path | None:
-    spec = importlib.util.find_spec("litellm")
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    for base in spec.submodule_search_locations:
-        candidate = Path(base) / "litellm_core_utils" / "tokenizers"
-        if candidate.is_dir():
-            return candidate
-    return None
+def _bundled_tokenizer_dir() -> Path:
+    """The shipped encoding (tiktoken checks its sha256 when it loads it)."""
+    return Path(__file__).resolve().parent / "tokenizer_data"
 
 
 @functools.lru_cache(maxsize=1)
@@ -35,9 +29,7 @@ def encoding():
     first count); a marshal copy of the parsed ranks in the user's cache loads in a
     fraction of that. Any trouble with the copy falls back to tiktoken's own load."""
     if "TIKTOKEN_CACHE_DIR" not in os.environ:
-        bundled = _bundled_tokenizer_dir()
-        if bundled is not None:
-            os.environ["TIKTOKEN_CACHE_DIR"] = str(bundled)
+        os.environ["TIKTOKEN_CACHE_DIR"] = str(_bundled_tokenizer_dir())
     import tiktoken
 
     cached = _ranks_cache(tiktoken.__version__)

@@ -182,7 +182,8 @@ def check_model_usable(state_dir: Path) -> Check:
     if model.split("/", 1)[0] == "scriptorium":
         return Check("model", True, model)
     if importlib.util.find_spec("litellm") is None:
-        return Check("model", False, f"{model} needs litellm, which is not installed")
+        return Check("model", False, f"{model} needs litellm, which is not installed: "
+                                      "pip install 'scriptorium-memory[models]'")
     provider = model.split("/", 1)[0] if "/" in model else next(
         (p for prefix, p in _BARE_PREFIXES.items() if model.startswith(prefix)), None)
     keys = _PROVIDER_KEYS.get(provider or "")

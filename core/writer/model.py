@@ -97,8 +97,13 @@ def load_litellm() -> Any:
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     from ..tokens import encoding
 
-    encoding()  # sets TIKTOKEN_CACHE_DIR to litellm's bundled folder before litellm loads
-    import litellm
+    encoding()  # our shipped o200k_base, loaded before litellm points TIKTOKEN_CACHE_DIR at its own
+    try:
+        import litellm
+    except ModuleNotFoundError as exc:
+        raise ModuleNotFoundError(
+            "a real model needs litellm, an optional extra: pip install 'scriptorium-memory[models]' "
+            "(the offline model needs nothing)") from exc
 
     litellm.suppress_debug_info = True
     return litellm

@@ -49,3 +49,32 @@ def test_an_unwritable_cache_is_no_error(tmp_path: Path) -> None:
     blocker = tmp_path / "file"
     blocker.write_text("a file where the cache folder would go")
     assert counts(blocker) == exact
+
+
+def test_counting_needs_neither_litellm_nor_the_network(tmp_path: Path) -> None:
+    """The default install has no litellm (an extra, for real models): the encoding we ship
+    loads with litellm unimportable and no TIKTOKEN_CACHE_DIR, and counts what tiktoken counts."""
+    blocked = tmp_path / "blocked"
+    blocked.mkdir()
+    (blocked / "sitecustomize.py").write_text(
+        "import sys\n"
+        "class _NoLitellm:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name.split('.')[0] == 'litellm':\n"
+        "            raise ModuleNotFoundError(name)\n"
+        "        return None\n"
+        "sys.meta_path.insert(0, _NoLitellm())\n"
+        "import socket\n"
+        "def _no_network(*a, **k):\n"
+        "    raise OSError('no network in this test')\n"
+        "socket.socket.connect = _no_network\n"
+        "socket.create_connection = _no_network\n")
+    env = {k: v for k, v in os.environ.items() if k != "TIKTOKEN_CACHE_DIR"}
+    env["PYTHONPATH"] = str(blocked) + os.pathsep + env.get("PYTHONPATH", "")
+    env["XDG_CACHE_HOME"] = str(tmp_path / "cache")
+    env["SCRIPTORIUM_NO_TOKENIZER_CACHE"] = "1"
+    probe = ("try:\n    import litellm\n    raise SystemExit('litellm was importable')\n"
+             "except ModuleNotFoundError:\n    pass\n" + COUNT)
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == counts(tmp_path / "none", SCRIPTORIUM_NO_TOKENIZER_CACHE="1")
