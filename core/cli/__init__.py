@@ -23,6 +23,7 @@ point, `scriptorium.tui.entry`, hands `main` an app opener.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import os
 import sys
@@ -140,6 +141,7 @@ def main(argv: Sequence[str] | None = None, open_app: AppOpener | None = None) -
     argv = sys.argv[1:] if argv is None else list(argv)
     reset_emitted()
     as_json = "--json" in argv  # until parsed: a usage error under --json is a JSON document too
+    code = 0
     try:
         args = build_parser(_command_of(argv)).parse_args(argv)
         as_json = bool(getattr(args, "json", False))
@@ -157,9 +159,15 @@ def main(argv: Sequence[str] | None = None, open_app: AppOpener | None = None) -
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
-        return _reader_gone()
+        return _reader_gone(code)
     except Exception as exc:  # noqa: BLE001 - the one place every failure becomes the contract
-        return report_failure(failure_of(exc), as_json)
+        failure = failure_of(exc)
+        try:
+            return report_failure(failure, as_json)
+        except BrokenPipeError:  # `get X --json | true`: the failure's document had no reader
+            with contextlib.suppress(OSError):
+                print(f"scriptorium: {failure.message}", file=sys.stderr)
+            return _reader_gone(failure.exit_code)
 
 
 class _StderrWatch:
@@ -199,9 +207,10 @@ def _check_state_dir(ctx: CliContext) -> None:
         raise CliError(f"--state {ctx.state_dir} is not a directory", EXIT_USAGE, "STATE_NOT_A_DIRECTORY")
 
 
-def _reader_gone() -> int:
+def _reader_gone(code: int) -> int:
     """`scriptorium … --json | head`: the reader closed the pipe. Nothing more can be said
-    on stdout; point it at /dev/null so the interpreter's final flush is silent too."""
+    on stdout; point it at /dev/null so the interpreter's final flush is silent too. The
+    exit code stays the command's own (a failure whose document went unread still failed)."""
     import os
 
     try:
@@ -209,7 +218,7 @@ def _reader_gone() -> int:
         os.dup2(devnull, sys.stdout.fileno())
     except (OSError, ValueError):
         pass
-    return 0
+    return code
 
 
 if __name__ == "__main__":  # pragma: no cover

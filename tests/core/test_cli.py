@@ -67,3 +67,16 @@ def test_json_into_a_closed_pipe_exits_quietly(tmp_path: Path) -> None:
     err = cli.stderr.read().decode()
     assert cli.wait(timeout=60) == 0
     assert "Traceback" not in err and "BrokenPipe" not in err and err == ""
+
+
+def test_a_failing_command_into_a_closed_pipe_exits_quietly_with_its_code(tmp_path: Path) -> None:
+    """`get X --json | true`: the failure document meets a closed pipe; the exit code is the
+    command's (1: no such block), stderr keeps its one line and no traceback."""
+    cli = subprocess.Popen([sys.executable, "-m", "scriptorium.core.cli", "--state", str(tmp_path), "get", "X",
+                            "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert cli.stdout is not None and cli.stderr is not None
+    cli.stdout.close()  # `true` never reads
+    err = cli.stderr.read().decode()
+    assert cli.wait(timeout=60) == 1
+    assert "Traceback" not in err and "BrokenPipe" not in err
+    assert err == "scriptorium: no block with id 'X'\n"
