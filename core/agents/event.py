@@ -15,6 +15,7 @@ class HookEvent:
     cwd: str | None = None
     prompt: str = ""
     source: str | None = None  # session start: startup | resume | clear | compact
+    reason: str | None = None  # session end: why (pi: quit | reload | new | resume | fork)
 
 
 def text_field(payload: dict[str, Any], key: str) -> str | None:

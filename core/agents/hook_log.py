@@ -43,8 +43,9 @@ def log_path(state_dir: Path) -> Path:
     return StatePaths(Path(state_dir)).runtime / LOG_NAME
 
 
-def append(state_dir: Path, call: HookCall) -> None:
-    """Add one call; never raises (a hook that cannot log still must not break the agent)."""
+def append(state_dir: Path, call: HookCall) -> bool:
+    """Add one call; never raises (a hook that cannot log still must not break the agent).
+    Returns whether the line was written."""
     path = log_path(state_dir)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -55,7 +56,8 @@ def append(state_dir: Path, call: HookCall) -> None:
         if size > MAX_BYTES:
             _trim(path)
     except OSError:
-        pass
+        return False
+    return True
 
 
 def _trim(path: Path) -> None:

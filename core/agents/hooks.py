@@ -61,16 +61,28 @@ def run(agent: str, event_name: str, raw: bytes, state_dir: Path, *, foreground:
         if not event:
             raise ValueError(f"unknown {agent} event {event_name!r}")
         call.event = event
+        if Path(state_dir).exists() and not Path(state_dir).is_dir():
+            raise NotADirectoryError(f"the state {state_dir} is not a directory")
         payload = _payload(raw)
         ev = module.parse(event, payload)
-        call.session_id = ev.session_id
+        call.event, call.session_id = ev.event, ev.session_id  # parse may refine the event (pi's reasons)
         out = _dispatch(module, ev, Path(state_dir), call, foreground or os.environ.get(FOREGROUND_ENV) == "1")
     except Exception as exc:  # noqa: BLE001 - the agent must never see a failure
         call.outcome, call.error = "error", f"{type(exc).__name__}: {exc}"
         out = module.failure_output(event) if module is not None else ""
     call.ms = round((time.perf_counter() - started) * 1000, 2)
-    hook_log.append(Path(state_dir), call)
+    if not hook_log.append(Path(state_dir), call) and call.outcome == "error":
+        _say(f"scriptorium hook {agent} {event_name}: {call.error} (and the hook log cannot be written)")
     return out
+
+
+def _say(line: str) -> None:
+    """One line on stderr: where a failure goes when the hook log cannot take it."""
+    try:
+        sys.stderr.write(" ".join(line.split())[:500] + "\n")
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
 
 
 def _payload(raw: bytes) -> dict[str, Any]:

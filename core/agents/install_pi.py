@@ -69,8 +69,8 @@ export default function (pi: any) {
     return result;
   });
 
-  pi.on("session_shutdown", async (_event: any, ctx: any) => {
-    await hook("session-shutdown", session(ctx));
+  pi.on("session_shutdown", async (event: any, ctx: any) => {
+    await hook("session-shutdown", { ...session(ctx), reason: event?.reason ?? null });
   });
 }
 """

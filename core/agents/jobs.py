@@ -60,7 +60,7 @@ def queue(module: ModuleType, ev: HookEvent, state_dir: Path, call: HookCall, *,
 
 def spawn(ev: HookEvent, state_dir: Path) -> int:
     """`scriptorium hook … --foreground` in a new session, the payload on its stdin."""
-    payload = {"session_id": ev.session_id, "cwd": ev.cwd,
+    payload = {"session_id": ev.session_id, "cwd": ev.cwd, "reason": ev.reason,
                "transcript_path" if ev.agent != "pi" else "session_file": ev.transcript}
     folder = jobs_dir(state_dir)
     folder.mkdir(parents=True, exist_ok=True)

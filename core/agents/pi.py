@@ -22,7 +22,11 @@ stdout (always one object; an empty string means nothing to add)::
 
     {"session_id": "…", "session_file": "…", "cwd": "…"}
 
-stdout `{}`: the session file is imported and finished in a detached process.
+stdin may carry `"reason"` (pi's `event.reason`: quit | reload | new | resume | fork).
+stdout `{}`: the session file is imported in a detached process, and finished when the
+session really ended for the user — `quit`, or `new`/`resume` (they left it for another);
+on `reload` and `fork` (the same conversation goes on) it is only written at the
+threshold, as after a turn.
 `session_id` is pi's session id (the session header's `id`); its import is `pi-<id>`.
 """
 
@@ -43,10 +47,16 @@ EVENTS = {
 }
 
 
+ENDING_REASONS = ("quit", "new", "resume")  # the user left this session; reload and fork go on with it
+
+
 def parse(event: str, payload: dict[str, Any]) -> HookEvent:
+    reason = text_field(payload, "reason")
+    if event == "session-end" and reason is not None and reason not in ENDING_REASONS:
+        event = "stop"
     return HookEvent(agent=AGENT, event=event, session_id=text_field(payload, "session_id"),
                      transcript=text_field(payload, "session_file"), cwd=text_field(payload, "cwd"),
-                     prompt=text_field(payload, "prompt") or "")
+                     prompt=text_field(payload, "prompt") or "", reason=reason)
 
 
 def output(event: str, context: str, core: str = "") -> str:

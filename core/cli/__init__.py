@@ -99,7 +99,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "hook": ("hook", "answer an agent's hook (Claude Code, Codex, pi); always exits 0"),
 }
 
-REPORTS_STATE = frozenset({"doctor"})  # commands that diagnose an unusable --state themselves
+REPORTS_STATE = frozenset({"doctor", "hook"})  # commands that handle an unusable --state themselves
+NEVER_FAILS = frozenset({"hook"})  # an agent reads a hook's non-zero exit as "block": always 0, one stderr line
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
@@ -139,6 +140,11 @@ def main(argv: Sequence[str] | None = None, open_app: AppOpener | None = None) -
     runs every command but cannot open the app.
     """
     argv = sys.argv[1:] if argv is None else list(argv)
+    code = _run(argv, open_app)
+    return 0 if _command_of(argv) in NEVER_FAILS else code
+
+
+def _run(argv: list[str], open_app: AppOpener | None) -> int:
     reset_emitted()
     as_json = "--json" in argv  # until parsed: a usage error under --json is a JSON document too
     code = 0

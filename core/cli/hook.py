@@ -34,8 +34,9 @@ under the state's runtime folder.
 pi (its extension calls this command), stdin and stdout are one JSON object each:
   before-agent-start  in:  {"session_id": ID, "session_file": PATH, "cwd": DIR, "prompt": TEXT}
                       out: {"core": FENCED_CORE_OR_EMPTY, "recall": FENCED_RECALL_OR_EMPTY}
-  session-shutdown    in:  {"session_id": ID, "session_file": PATH, "cwd": DIR}
-                      out: {}
+  session-shutdown    in:  {"session_id": ID, "session_file": PATH, "cwd": DIR, "reason": WHY}
+                      out: {}   (finished on quit, new, resume; reload and fork only write at the
+                      threshold: the conversation goes on)
 """
 
 

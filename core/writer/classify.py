@@ -75,9 +75,28 @@ def classify(exc: BaseException) -> Failure:
     says, a failure caused by a full disk, a read-only mount or a permission is not
     retryable: none of those heals by itself (the CLI's contract: exit 1, never 75)."""
     failure = _classify(exc)
-    if failure.retryable and _lasting_os_error(exc):
+    if failure.retryable and (_lasting_os_error(exc) or _lasting_git_error(exc)):
         return Failure(failure.code, False, failure.message)
     return failure
+
+
+# What git says when the fault is in the machine's setup or the repository itself: no retry
+# fixes a missing identity, a permission or a damaged object store; a person must.
+_LASTING_GIT = ("author identity unknown", "committer identity unknown", "unable to auto-detect email address",
+                "please tell me who you are", "permission denied", "not a git repository", "index file corrupt",
+                "bad object", "corrupt", "read-only file system")
+
+
+def _lasting_git_error(exc: BaseException) -> bool:
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        text = str(current).lower()
+        if "git" in text and any(sign in text for sign in _LASTING_GIT):
+            return True
+        current = current.__cause__ or current.__context__
+    return False
 
 
 _LASTING = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM})
