@@ -1,9 +1,8 @@
 """Editing an agent's JSON settings without disturbing the rest of the file.
 
-Key order is kept (dicts keep insertion order), the indentation is the file's own
-(detected from its first indented line), non-ASCII stays as written and the final
-newline is kept or left out as it was. A file in the usual `JSON.stringify(x, null, 2)`
-shape therefore comes back byte for byte once our entries are taken out again.
+The file's text is edited in place (json_text): every byte outside our entries stays as
+it was (compact lines, CRLF, indentation, escapes), ours are written in the style of the
+container they go into, and taking them out restores the file byte for byte.
 
 Claude Code and Codex share one hooks shape, so its edits live here too:
 `{"hooks": {"Event": [{"matcher": …, "hooks": [{"type": "command", "command": …}]}]}}`.
@@ -12,11 +11,11 @@ Claude Code and Codex share one hooks shape, so its edits live here too:
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable
 from typing import Any
 
-DEFAULT_INDENT = 2
+from . import json_text
+from .json_text import Key
 
 
 class ConfigError(Exception):
@@ -35,73 +34,98 @@ def load(text: str | None, where: str) -> dict[str, Any]:
     return doc
 
 
-def dump(doc: dict[str, Any], original: str | None) -> str:
-    indent: int | str = DEFAULT_INDENT
-    newline = True
-    if original and original.strip():
-        match = re.search(r"\n([ \t]+)\S", original)
-        if match:
-            lead = match.group(1)
-            indent = lead if "\t" in lead else len(lead)
-        newline = original.endswith("\n")
-    return json.dumps(doc, indent=indent, ensure_ascii=False) + ("\n" if newline else "")
+def start(text: str | None) -> str:
+    """The text to edit: the file's own, or an empty object laid out one member per line."""
+    return text if text is not None and text.strip() else "{\n}\n"
 
 
-def add_hooks(doc: dict[str, Any], commands: dict[str, str], is_ours: Callable[[str], bool],
-              timeout: int | None = None) -> None:
+def is_empty(text: str) -> bool:
+    """Nothing left but an empty object (what an install that created the file started from)."""
+    try:
+        return json.loads(text) == {}
+    except ValueError:
+        return False
+
+
+KeyPath = list[Key]
+
+
+def made_by_us(created: list[KeyPath] | None, path: KeyPath) -> bool:
+    """Whether the install record says our install added `path` (or a container around it);
+    without a record (an older install) every container we emptied counts as ours."""
+    return created is None or any(path[: len(c)] == c for c in created)
+
+
+def forget(created: list[KeyPath] | None, path: KeyPath) -> None:
+    """`path` was taken out: it and what was under it are no longer ours to remember."""
+    if created is not None:
+        created[:] = [c for c in created if c[: len(path)] != path]
+
+
+def add_hooks(text: str, commands: dict[str, str], is_ours: Callable[[str], bool], timeout: int | None,
+              created: list[KeyPath]) -> str:
     """Register `commands` (event name -> command line), one matcher group per event,
-    replacing any earlier registration of ours (so a second install changes nothing)."""
-    remove_hooks(doc, is_ours)
-    hooks = doc.get("hooks")
-    if hooks is None:
-        hooks = doc["hooks"] = {}
-    if not isinstance(hooks, dict):
-        raise ConfigError('"hooks" is not an object')
-    for event, command in commands.items():
-        groups = hooks.setdefault(event, [])
-        if not isinstance(groups, list):
-            raise ConfigError(f'"hooks.{event}" is not a list')
+    replacing any earlier registration of ours (so a second install changes nothing).
+    The containers added are noted in `created`, for uninstall to take out again."""
+    text = remove_hooks(text, is_ours, created)
+    hooks = load(text, "settings").get("hooks")
+
+    def group(command: str) -> dict[str, Any]:
         handler: dict[str, Any] = {"type": "command", "command": command}
         if timeout is not None:
             handler["timeout"] = timeout
-        groups.append({"hooks": [handler]})
+        return {"hooks": [handler]}
 
-
-def remove_hooks(doc: dict[str, Any], is_ours: Callable[[str], bool]) -> bool:
-    """Take out every hook handler of ours; containers that only held ours go too.
-    Returns whether anything was removed."""
-    hooks = doc.get("hooks")
+    if hooks is None:
+        created.append(["hooks"])
+        return json_text.add_member(text, [], "hooks", {event: [group(c)] for event, c in commands.items()})
     if not isinstance(hooks, dict):
-        return False
-    removed = False
-    for event in list(hooks):
-        groups = hooks[event]
-        if not isinstance(groups, list):
-            continue
-        kept_groups = []
-        for group in groups:
+        raise ConfigError('"hooks" is not an object')
+    for event, command in commands.items():
+        groups = hooks.get(event)
+        if groups is None:
+            created.append(["hooks", event])
+            text = json_text.add_member(text, ["hooks"], event, [group(command)])
+        elif not isinstance(groups, list):
+            raise ConfigError(f'"hooks.{event}" is not a list')
+        else:
+            text = json_text.append(text, ["hooks", event], group(command))
+    return text
+
+
+def _our_handler(doc: dict[str, Any], is_ours: Callable[[str], bool]) -> tuple[str, int, int, int] | None:
+    """(event, group index, handler index, handlers in that group) of the first handler of ours."""
+    hooks = doc.get("hooks")
+    for event, groups in hooks.items() if isinstance(hooks, dict) else ():
+        for gi, group in enumerate(groups if isinstance(groups, list) else ()):
             handlers = group.get("hooks") if isinstance(group, dict) else None
             if not isinstance(handlers, list):
-                kept_groups.append(group)
                 continue
-            kept = [h for h in handlers if not (isinstance(h, dict) and is_ours(str(h.get("command", ""))))]
-            if len(kept) == len(handlers):
-                kept_groups.append(group)
-                continue
-            removed = True
-            if kept:
-                group["hooks"] = kept
-                kept_groups.append(group)
-        if len(kept_groups) != len(groups):
-            if kept_groups:
-                hooks[event] = kept_groups
-            else:
-                del hooks[event]
-    if removed and not hooks:
-        del doc["hooks"]
-    return removed
+            for hi, h in enumerate(handlers):
+                if isinstance(h, dict) and is_ours(str(h.get("command", ""))):
+                    return event, gi, hi, len(handlers)
+    return None
 
 
+def remove_hooks(text: str, is_ours: Callable[[str], bool], created: list[KeyPath] | None) -> str:
+    """Take out every hook handler of ours, with the byte-exact inverse of add_hooks; a
+    group left empty goes, and so does an emptied container our install added."""
+    while True:
+        doc = load(text, "settings")
+        found = _our_handler(doc, is_ours)
+        if found is None:
+            return text
+        event, gi, hi, count = found
+        if count > 1:
+            text = json_text.remove(text, ["hooks", event, gi, "hooks", hi])
+            continue
+        text = json_text.remove(text, ["hooks", event, gi])
+        if not load(text, "settings")["hooks"][event] and made_by_us(created, ["hooks", event]):
+            text = json_text.remove(text, ["hooks", event])
+            forget(created, ["hooks", event])
+            if not load(text, "settings")["hooks"] and made_by_us(created, ["hooks"]):
+                text = json_text.remove(text, ["hooks"])
+                forget(created, ["hooks"])
 def hook_events(doc: dict[str, Any], is_ours: Callable[[str], bool]) -> list[str]:
     """The events that carry a handler of ours."""
     hooks = doc.get("hooks")

@@ -3,9 +3,13 @@
 Each agent's module (install_claude_code, install_codex, install_pi) knows its files and
 returns, for the current contents, what they become; this module turns that into a
 `Plan` of file changes, shows it as a unified diff, and applies it. Everything else in
-the user's files is kept: JSON key order and indentation (config_json), TOML comments
-(tomlkit). Install is idempotent, and uninstall takes out exactly the entries install
-put in, recognised by their command line (`<…>/scriptorium … hook AGENT …` / `… mcp`).
+the user's files is kept byte for byte (JSON edited as text, json_text; TOML through
+tomlkit, line endings kept), and a symlinked file is written through its link. Install
+is idempotent, and uninstall takes out exactly the entries install put in, recognised by
+their command line (`<…>/scriptorium … hook AGENT …` / `… mcp`). What each install added
+— whether it created the file, the JSON containers, the folders — is recorded in
+`<state>/memory/.scriptorium/agent-installs.json`, so uninstall removes only those (no
+record: it removes our entries and leaves every file and folder).
 
 The command written into the agent's configuration is this installation's absolute
 `scriptorium`, with `--state DIR`, so it works from any shell and any environment.
@@ -14,6 +18,8 @@ The command written into the agent's configuration is this installation's absolu
 from __future__ import annotations
 
 import difflib
+import json
+import os
 import shutil
 import sys
 from dataclasses import dataclass, field
@@ -21,8 +27,9 @@ from pathlib import Path
 from typing import Any
 
 from ..fsutil import atomic_write_text
+from ..paths import StatePaths
 from .config_json import ConfigError
-from .target import Edit, Target, read_text
+from .target import Edit, FileRecord, Target, read_text
 
 AGENTS = ("claude-code", "codex", "pi")
 SCOPES = ("user", "project")
@@ -62,7 +69,8 @@ class Plan:
     action: str  # "install" / "uninstall"
     changes: list[FileChange] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
-    keep: tuple[Path, ...] = ()  # directories a removal never prunes (home, project)
+    target: Target | None = None
+    records: dict[Path, FileRecord] = field(default_factory=dict)  # what install put into each file
 
     @property
     def changed(self) -> bool:
@@ -106,40 +114,108 @@ def _module(agent: str):
     return {"claude-code": install_claude_code, "codex": install_codex, "pi": install_pi}[agent]
 
 
+RECORD_FILE = "agent-installs.json"  # under <state>/memory/.scriptorium/: what each install put where
+
+
+def _record_path(target: Target) -> Path:
+    return StatePaths(target.state_dir).runtime / RECORD_FILE
+
+
+def _load_records(target: Target) -> dict[str, Any]:
+    try:
+        doc = json.loads(_record_path(target).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return doc if isinstance(doc, dict) else {}
+
+
+def _record_of(entry: Any) -> FileRecord:
+    if not isinstance(entry, dict):
+        return FileRecord()
+    keys = [list(k) for k in entry.get("keys", []) if isinstance(k, list)]
+    dirs = [str(d) for d in entry.get("dirs", []) if isinstance(d, str)]
+    return FileRecord(True, bool(entry.get("created")), keys, dirs, str(entry.get("written", "")))
+
+
 def plan(target: Target, action: str) -> Plan:
     """What install/uninstall would change, computed from the files as they are now."""
     module = _module(target.agent)
-    result = Plan(target.agent, target.scope, action, keep=(target.home, target.project))
+    result = Plan(target.agent, target.scope, action, target=target)
+    saved = _load_records(target)
     edits: list[tuple[Path, Edit]] = module.edits(target, action)
     for path, edit in edits:
+        _written_path(path)  # a symlink that leads nowhere is refused before anything is written
         before = read_text(path)
-        result.changes.append(FileChange(path, before, edit(before)))
-    result.notes += module.notes(target, action)
+        record = _record_of(saved.get(str(path)))
+        if action == "install" and before is None:
+            record = FileRecord(True, True)
+        elif action == "install" and not record.known:
+            record = FileRecord(True)
+        result.records[path] = record
+        result.changes.append(FileChange(path, before, edit(before, record)))
+    result.notes += module.notes(target, action, result.records)
     return result
 
 
 def apply(p: Plan) -> None:
+    emptied: set[str] = set()
     for change in p.changes:
         if change.kind == "unchanged":
             continue
+        record = p.records.get(change.path, FileRecord())
         if change.after is None:
             change.path.unlink(missing_ok=True)
-            _prune(change.path.parent, p.keep)
+            emptied.update(record.dirs)
             continue
-        change.path.parent.mkdir(parents=True, exist_ok=True)
-        mode = change.path.stat().st_mode & 0o777 if change.path.exists() else 0o644
-        atomic_write_text(change.path, change.after, mode=mode)
-
-
-def _prune(directory: Path, keep: tuple[Path, ...]) -> None:
-    """Remove directories emptied by an uninstall (`~/.claude/`, `.pi/extensions/`), up to home."""
-    stops = {k.absolute() for k in keep}
-    while directory.absolute() not in stops and directory != directory.parent:
+        dest = _written_path(change.path)
+        record.dirs = record.dirs or [str(d) for d in _missing_dirs(dest.parent)]
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        mode = dest.stat().st_mode & 0o777 if dest.exists() else 0o644
+        atomic_write_text(dest, change.after, mode=mode)
+    for directory in sorted(emptied, key=lambda d: -len(Path(d).parts)):  # only folders install made, deepest first
         try:
-            directory.rmdir()
+            Path(directory).rmdir()
         except OSError:
-            return
+            pass  # the user put something in it: it stays
+    if p.target is not None:
+        _save_records(p)
+
+
+def _written_path(path: Path) -> Path:
+    """Where a file's new text goes: through a symlink to its target (dotfiles kept in a
+    repository stay links), refused when the link leads nowhere we can write."""
+    if not path.is_symlink():
+        return path
+    dest = Path(os.path.realpath(path))
+    if not dest.parent.is_dir():
+        raise ConfigError(f"{path} is a symbolic link to {dest}, whose folder does not exist; fix the link first")
+    return dest
+
+
+def _missing_dirs(directory: Path) -> list[Path]:
+    """The folders a mkdir of `directory` creates, deepest first."""
+    missing = []
+    while not directory.exists() and directory != directory.parent:
+        missing.append(directory)
         directory = directory.parent
+    return missing
+
+
+def _save_records(p: Plan) -> None:
+    assert p.target is not None
+    saved = _load_records(p.target)
+    for change in p.changes:
+        record = p.records.get(change.path)
+        if change.kind == "unchanged" or record is None:
+            continue
+        if p.action == "uninstall":
+            saved.pop(str(change.path), None)
+        else:
+            saved[str(change.path)] = {"agent": p.agent, "created": record.created, "keys": record.keys,
+                                       "dirs": record.dirs, "written": record.written}
+    path = _record_path(p.target)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(path, json.dumps(saved, indent=2, ensure_ascii=False) + "\n")
 
 
 @dataclass

@@ -14,8 +14,8 @@ import os
 from pathlib import Path
 from typing import Any
 
-from . import config_json
-from .target import Edit, Target, is_scriptorium_argv, read_text
+from . import config_json, json_text
+from .target import Edit, FileRecord, Target, is_scriptorium_argv, read_text
 
 AGENT = "claude-code"
 SERVER = "scriptorium"
@@ -62,14 +62,17 @@ def _is_our_server(entry: Any) -> bool:
 def _settings_edit(target: Target, action: str) -> Edit:
     where = str(settings_path(target))
 
-    def edit(before: str | None) -> str | None:
-        doc = config_json.load(before, where)
+    def edit(before: str | None, record: FileRecord) -> str | None:
+        config_json.load(before, where)
+        text = config_json.start(before)
         if action == "install":
             commands = {name: target.line("hook", AGENT, event) for name, event in EVENTS.items()}
-            config_json.add_hooks(doc, commands, _ours, timeout=TIMEOUT)
-        elif not config_json.remove_hooks(doc, _ours):
-            return before
-        return _result(doc, before)
+            after = config_json.add_hooks(text, commands, _ours, TIMEOUT, record.keys)
+        else:
+            after = config_json.remove_hooks(text, _ours, record.added())
+            if after == text:
+                return before
+        return _result(after, before, record)
 
     return edit
 
@@ -77,8 +80,9 @@ def _settings_edit(target: Target, action: str) -> Edit:
 def _mcp_edit(target: Target, action: str) -> Edit:
     where = str(mcp_path(target))
 
-    def edit(before: str | None) -> str | None:
+    def edit(before: str | None, record: FileRecord) -> str | None:
         doc = config_json.load(before, where)
+        text = config_json.start(before)
         servers = doc.get("mcpServers")
         if servers is not None and not isinstance(servers, dict):
             raise config_json.ConfigError(f'"mcpServers" in {where} is not an object')
@@ -86,31 +90,38 @@ def _mcp_edit(target: Target, action: str) -> Edit:
             if servers is not None and SERVER in servers and not _is_our_server(servers[SERVER]):
                 raise config_json.ConfigError(f'{where} already has another MCP server named "{SERVER}"')
             entry = _server_entry(target)
-            if servers is not None and servers.get(SERVER) == entry:
+            if servers is None:
+                record.keys.append(["mcpServers"])
+                return json_text.add_member(text, [], "mcpServers", {SERVER: entry})
+            if servers.get(SERVER) == entry:
                 return before
-            doc.setdefault("mcpServers", {})[SERVER] = entry
-        else:
-            if not servers or not _is_our_server(servers.get(SERVER)):
-                return before
-            del servers[SERVER]
-            if not servers:
-                del doc["mcpServers"]
-        return _result(doc, before)
+            if SERVER in servers:
+                return json_text.replace(text, ["mcpServers", SERVER], entry)
+            record.keys.append(["mcpServers", SERVER])
+            return json_text.add_member(text, ["mcpServers"], SERVER, entry)
+        if not servers or not _is_our_server(servers.get(SERVER)):
+            return before
+        after = json_text.remove(text, ["mcpServers", SERVER])
+        config_json.forget(record.added(), ["mcpServers", SERVER])
+        if len(servers) == 1 and config_json.made_by_us(record.added(), ["mcpServers"]):
+            after = json_text.remove(after, ["mcpServers"])
+            config_json.forget(record.added(), ["mcpServers"])
+        return _result(after, before, record)
 
     return edit
 
 
-def _result(doc: dict[str, Any], before: str | None) -> str | None:
-    if not doc and before is not None:
-        return None  # only our entries were in it: the file goes, as it came
-    return config_json.dump(doc, before)
+def _result(after: str, before: str | None, record: FileRecord) -> str | None:
+    if record.created and config_json.is_empty(after):
+        return None  # the install made this file: it goes as it came
+    return after
 
 
 def edits(target: Target, action: str) -> list[tuple[Path, Edit]]:
     return [(settings_path(target), _settings_edit(target, action)), (mcp_path(target), _mcp_edit(target, action))]
 
 
-def notes(target: Target, action: str) -> list[str]:
+def notes(target: Target, action: str, records: dict[Path, FileRecord]) -> list[str]:
     if action == "install" and target.scope == "project":
         return ["Claude Code asks once before it starts a project's .mcp.json server: approve 'scriptorium'."]
     return []

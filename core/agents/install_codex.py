@@ -17,7 +17,7 @@ from typing import Any
 
 from . import config_json
 from .config_json import ConfigError
-from .target import Edit, Target, is_scriptorium_argv, read_text
+from .target import Edit, FileRecord, Target, is_scriptorium_argv, read_text
 
 AGENT = "codex"
 SERVER = "scriptorium"
@@ -44,16 +44,16 @@ def _ours(command: str) -> bool:
 def _hooks_edit(target: Target, action: str) -> Edit:
     where = str(config_dir(target) / "hooks.json")
 
-    def edit(before: str | None) -> str | None:
-        doc = config_json.load(before, where)
+    def edit(before: str | None, record: FileRecord) -> str | None:
+        config_json.load(before, where)
+        text = config_json.start(before)
         if action == "install":
             commands = {name: target.line("hook", AGENT, event) for name, event in EVENTS.items()}
-            config_json.add_hooks(doc, commands, _ours, timeout=TIMEOUT)
-        elif not config_json.remove_hooks(doc, _ours):
+            return config_json.add_hooks(text, commands, _ours, TIMEOUT, record.keys)
+        after = config_json.remove_hooks(text, _ours, record.added())
+        if after == text:
             return before
-        if not doc and before is not None:
-            return None
-        return config_json.dump(doc, before)
+        return None if record.created and config_json.is_empty(after) else after
 
     return edit
 
@@ -76,14 +76,16 @@ def _is_our_server(entry: Any) -> bool:
 
 
 BLOCK_MARK = "# scriptorium memory (written by `scriptorium install codex`; `scriptorium uninstall codex` removes it)"
-_BLOCK_RE = re.compile(r"\n?" + re.escape(BLOCK_MARK) + r"\n\[mcp_servers\.scriptorium\]\n(?:[A-Za-z_]+ = [^\n]*\n)*")
+_BLOCK_RE = re.compile(r"(?:\r?\n)?" + re.escape(BLOCK_MARK) + r"\r?\n\[mcp_servers\.scriptorium\]\r?\n"
+                       r"(?:[A-Za-z_]+ = [^\r\n]*\r?\n)*")
 
 
-def _block(argv: list[str]) -> str:
+def _block(argv: list[str], nl: str) -> str:
+    """Our table, with the file's own line ending."""
     import tomlkit
 
-    return (f"{BLOCK_MARK}\n[mcp_servers.{SERVER}]\ncommand = {tomlkit.item(argv[0]).as_string()}\n"
-            f"args = {tomlkit.item(argv[1:]).as_string()}\n")
+    return nl.join([BLOCK_MARK, f"[mcp_servers.{SERVER}]", f"command = {tomlkit.item(argv[0]).as_string()}",
+                    f"args = {tomlkit.item(argv[1:]).as_string()}", ""])
 
 
 def _config_edit(target: Target, action: str) -> Edit:
@@ -92,7 +94,7 @@ def _config_edit(target: Target, action: str) -> Edit:
     A table the user moved or edited is updated or removed in place through tomlkit."""
     where = str(config_dir(target) / "config.toml")
 
-    def edit(before: str | None) -> str | None:
+    def edit(before: str | None, record: FileRecord) -> str | None:
         doc = _parse(before, where)
         servers = doc.get("mcp_servers")
         if servers is not None and not isinstance(servers, dict):
@@ -108,8 +110,9 @@ def _config_edit(target: Target, action: str) -> Edit:
                     return before
                 current["command"], current["args"] = argv[0], argv[1:]
                 return _checked(doc.as_string(), where)
-            sep = "" if not text else ("\n" if text.endswith("\n") else "\n\n")
-            return _checked(text + sep + _block(argv), where)
+            nl = "\r\n" if "\r\n" in text else "\n"
+            sep = nl if text else ""  # one line ending before ours: what uninstall's pattern cuts again
+            return _checked(text + sep + _block(argv, nl), where)
         if current is None:
             return before
         match = _BLOCK_RE.search(text)
@@ -121,7 +124,7 @@ def _config_edit(target: Target, action: str) -> Edit:
             if not servers:
                 del doc["mcp_servers"]
             after = doc.as_string()
-        return None if before is not None and not after.strip() else after
+        return None if record.created and not after.strip() else after
 
     return edit
 
@@ -138,7 +141,7 @@ def edits(target: Target, action: str) -> list[tuple[Path, Edit]]:
     return [(folder / "hooks.json", _hooks_edit(target, action)), (folder / "config.toml", _config_edit(target, action))]
 
 
-def notes(target: Target, action: str) -> list[str]:
+def notes(target: Target, action: str, records: dict[Path, FileRecord]) -> list[str]:
     if action == "install" and target.scope == "project":
         return ["Codex loads a project's .codex/ only when the project is trusted."]
     return []

@@ -11,12 +11,13 @@ document on stdin (core/agents/pi.py has the protocol) and never throw into pi.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from pathlib import Path
 
 from .config_json import ConfigError
-from .target import Edit, Target, read_text
+from .target import Edit, FileRecord, Target, read_text
 
 FILE_NAME = "scriptorium.ts"
 MARKER = "// scriptorium-memory extension: written by `scriptorium install pi`; `scriptorium uninstall pi` removes it."
@@ -94,13 +95,29 @@ def _ours(text: str | None) -> bool:
     return text is not None and text.startswith(MARKER)
 
 
+def digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def edited(target: Target, text: str | None, record: FileRecord) -> bool:
+    """Whether our extension file differs from what install wrote (the user changed it):
+    the recorded digest, or without a record this installation's rendering."""
+    if text is None:
+        return False
+    return digest(text) != (record.written if record.known and record.written else digest(render(target)))
+
+
 def _edit(target: Target, action: str) -> Edit:
     path = extension_path(target)
 
-    def edit(before: str | None) -> str | None:
+    def edit(before: str | None, record: FileRecord) -> str | None:
         if before is not None and not _ours(before):
             raise ConfigError(f"{path} exists and was not written by scriptorium; move it aside first")
-        return render(target) if action == "install" else None
+        if action == "install":
+            after = render(target)
+            record.written = digest(after)
+            return after
+        return before if edited(target, before, record) else None
 
     return edit
 
@@ -109,8 +126,14 @@ def edits(target: Target, action: str) -> list[tuple[Path, Edit]]:
     return [(extension_path(target), _edit(target, action))]
 
 
-def notes(target: Target, action: str) -> list[str]:
-    return ["Running pi sessions pick the extension up after /reload."] if action == "install" else []
+def notes(target: Target, action: str, records: dict[Path, FileRecord]) -> list[str]:
+    if action == "install":
+        return ["Running pi sessions pick the extension up after /reload."]
+    path = extension_path(target)
+    text = read_text(path)
+    if _ours(text) and edited(target, text, records.get(path, FileRecord())):
+        return [f"kept {path}: it was changed after install (remove it yourself if you no longer want it)"]
+    return []
 
 
 def present(target: Target) -> dict[Path, bool]:

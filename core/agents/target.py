@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from .config_json import ConfigError
@@ -33,12 +33,33 @@ class Target:
         return shlex.join(self.argv(*args))
 
 
-Edit = Callable[[str | None], str | None]
+@dataclass
+class FileRecord:
+    """What our install put into one file, kept in the state directory (install.py) so that
+    uninstall takes out exactly that: whether the install created the file, the JSON
+    containers it added (key paths) and the folders it made. `known` is False when there
+    is no record (an install by an older version, or for another state directory)."""
+
+    known: bool = False
+    created: bool = False
+    keys: list[list[str | int]] = field(default_factory=list)
+    dirs: list[str] = field(default_factory=list)
+    written: str = ""  # sha256 of the file as install wrote it, for files that are wholly ours
+
+    def added(self) -> list[list[str | int]] | None:
+        """The containers install added, or None when unknown."""
+        return self.keys if self.known else None
+
+
+Edit = Callable[[str | None, FileRecord], str | None]
+"""The file's current text (None: absent) and its install record -> its new text (None: remove it)."""
 
 
 def read_text(path: Path) -> str | None:
+    """The file's text exactly (CRLF stays CRLF)."""
     try:
-        return path.read_text(encoding="utf-8")
+        with open(path, encoding="utf-8", newline="") as fh:
+            return fh.read()
     except FileNotFoundError:
         return None
     except (OSError, UnicodeDecodeError) as exc:

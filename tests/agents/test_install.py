@@ -292,3 +292,93 @@ def test_the_installed_command_is_this_installations_scriptorium(home, tmp_path)
     assert done.returncode == 0, done.stderr
     config = tomlkit.parse((home / ".codex" / "config.toml").read_text())
     assert config["mcp_servers"]["scriptorium"]["command"] == str(exe)
+
+
+def test_a_symlinked_settings_file_is_written_through_its_link(home, tmp_path):
+    """Dotfiles kept in a repository: `~/.claude/settings.json` is a link and stays one."""
+    dotfiles = tmp_path / "dotfiles"
+    dotfiles.mkdir()
+    real = dotfiles / "claude-settings.json"
+    real.write_text(CLAUDE_SETTINGS)
+    (home / ".claude").mkdir()
+    link = home / ".claude" / "settings.json"
+    link.symlink_to(real)
+    state = tmp_path / "state"
+    assert run(state, "install", "claude-code") == 0
+    assert link.is_symlink() and os.readlink(link) == str(real)
+    assert "SessionEnd" in json.loads(real.read_text())["hooks"]
+    assert run(state, "uninstall", "claude-code") == 0
+    assert link.is_symlink() and real.read_text() == CLAUDE_SETTINGS
+
+
+def test_a_symlink_that_leads_nowhere_is_refused_with_one_line(home, tmp_path, capsys):
+    (home / ".claude").mkdir()
+    link = home / ".claude" / "settings.json"
+    link.symlink_to(tmp_path / "gone" / "settings.json")
+    assert run(tmp_path / "state", "install", "claude-code") == 1
+    err = capsys.readouterr().err
+    assert "symbolic link" in err and "Traceback" not in err
+    assert link.is_symlink() and not (tmp_path / "gone").exists()
+
+
+def test_uninstall_pi_keeps_an_edited_extension_and_the_users_own_folders(home, tmp_path, capsys):
+    state = tmp_path / "state"
+    extensions = home / ".pi" / "agent" / "extensions"
+    extensions.mkdir(parents=True)  # the user's own, empty, before any install
+    assert run(state, "install", "pi") == 0
+    ext = extensions / "scriptorium.ts"
+    assert run(state, "uninstall", "pi") == 0
+    assert not ext.exists() and extensions.is_dir()  # the folders install did not create stay
+
+    assert run(state, "install", "pi") == 0
+    edited = ext.read_text() + "// my own tweak\n"
+    ext.write_text(edited)
+    capsys.readouterr()
+    assert run(state, "uninstall", "pi") == 0
+    assert ext.read_text() == edited
+    assert "changed after install" in capsys.readouterr().out
+
+
+# Formattings a user's files may have; each must come back byte for byte after install + uninstall.
+FORMATTINGS = {
+    "compact": '{"model":"opus","hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"x"}]}]}}',
+    "compact lines in an indented file": '{\n  "permissions": {"allow": ["Bash(ls)", "Bash(pwd)"]},\n  "hooks": {\n'
+                                         '    "Stop": [{"hooks": [{"type": "command", "command": "say done"}]}]\n  }\n}\n',
+    "crlf": CLAUDE_SETTINGS.replace("\n", "\r\n"),
+    "tabs, no final newline": '{\n\t"model": "opus",\n\t"env": {\n\t\t"A": "\\u00e9"\n\t}\n}',
+    "empty object": "{}\n",
+    "empty hooks": '{\n    "hooks": {},\n    "model": "opus"\n}\n',
+}
+
+
+@pytest.mark.parametrize("name", list(FORMATTINGS))
+def test_claude_code_round_trip_is_byte_identical_in_every_formatting(home, tmp_path, name):
+    original = FORMATTINGS[name]
+    settings = home / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_bytes(original.encode())
+    state = tmp_path / "state"
+    assert run(state, "install", "claude-code") == 0
+    installed = settings.read_bytes().decode()
+    assert set(json.loads(installed)["hooks"]) >= {"SessionStart", "Stop", "SessionEnd"}
+    for line in original.splitlines():
+        if '"hooks"' not in line and '"Stop"' not in line and line != "{}":  # the user's own lines are untouched
+            assert line in installed.splitlines(), line
+    assert run(state, "uninstall", "claude-code") == 0
+    assert settings.read_bytes() == original.encode()
+
+
+def test_codex_crlf_config_round_trip_is_byte_identical(home, tmp_path):
+    codex = home / ".codex"
+    codex.mkdir()
+    for original in (CODEX_CONFIG.replace("\n", "\r\n"), CODEX_CONFIG.rstrip("\n")):
+        (codex / "config.toml").write_bytes(original.encode())
+        (codex / "hooks.json").write_bytes(CODEX_HOOKS.replace("\n", "\r\n").encode())
+        assert run(tmp_path / "state", "install", "codex") == 0
+        installed = (codex / "config.toml").read_bytes()
+        if "\r\n" in original:
+            assert b"\n" not in installed.replace(b"\r\n", b"")  # no LF-only line was written
+        assert tomlkit.parse(installed.decode())["mcp_servers"]["scriptorium"]["command"]
+        assert run(tmp_path / "state", "uninstall", "codex") == 0
+        assert (codex / "config.toml").read_bytes() == original.encode()
+        assert (codex / "hooks.json").read_bytes() == CODEX_HOOKS.replace("\n", "\r\n").encode()
