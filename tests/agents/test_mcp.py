@@ -103,3 +103,83 @@ async def test_unknown_block_and_bad_topic_are_errors_not_crashes(state: Path):
         bad = _doc(await session.call_tool("memory_remember", {"text": "x", "topic": "../outside.md"}))
         assert bad["outcome"] == "rejected" and bad["diagnostics"][0]["rule"] == "parse"
         assert _doc(await session.call_tool("memory_search", {"query": "Helix"}))["hits"]  # still serving
+
+
+async def test_read_tools_declare_read_only_and_remember_does_not(state: Path):
+    """Before: no annotations, so Codex (approval policy never) refused every call."""
+    async with stdio_client(_server(state)) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        tools = {tool.name: tool for tool in (await session.list_tools()).tools}
+        for name in ("memory_search", "memory_get", "memory_core"):
+            assert tools[name].annotations is not None and tools[name].annotations.read_only_hint is True
+        assert tools["memory_remember"].annotations.read_only_hint is False
+
+
+def _raw(state: Path, lines: list[bytes]) -> tuple[list[dict], bytes]:
+    """Send raw lines to a fresh server; its answers (one JSON object each) and its stderr."""
+    import subprocess
+
+    exe = Path(sys.executable).with_name("scriptorium")
+    done = subprocess.run([str(exe), "--state", str(state), "mcp"], input=b"".join(lines), capture_output=True,
+                          timeout=60, check=False)
+    assert done.returncode == 0, done.stderr
+    return [json.loads(line) for line in done.stdout.splitlines() if line.strip()], done.stderr
+
+
+def _rpc(id_: object, method: str, params: object = None) -> bytes:
+    doc: dict = {"jsonrpc": "2.0", "id": id_, "method": method}
+    if params is not None:
+        doc["params"] = params
+    return json.dumps(doc).encode() + b"\n"
+
+
+def test_protocol_errors_are_json_rpc_errors_and_the_server_keeps_serving(state: Path):
+    """Before (the SDK's server): a non-JSON line got no answer at all."""
+    from scriptorium.core.agents.mcp_server import MAX_MESSAGE
+
+    init = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
+    answers, stderr = _raw(state, [
+        _rpc(1, "initialize", init),
+        b'{"jsonrpc": "2.0", "method": "notifications/initialized"}\n',
+        b"this is not json\n",
+        _rpc(2, "no/such/method"),
+        _rpc(3, "tools/call", {"name": "memory_search", "arguments": {"top_k": 3}}),
+        _rpc(4, "tools/call", {"name": "memory_search", "arguments": {"query": 7}}),
+        _rpc(5, "tools/call", {"name": "no_such_tool", "arguments": {}}),
+        b'[{"jsonrpc": "2.0", "id": 6, "method": "ping"}]\n',
+        b'{"jsonrpc": "2.0", "id": 7, "method": "ping", "params": "x"}\n',
+        b'{"jsonrpc": "2.0", "id": 8, "method": "tools/list", "params": {"x": "' + b"a" * (MAX_MESSAGE + 10) + b'"}}\n',
+        _rpc(9, "resources/read", {"uri": "scriptorium://topics/../../etc/passwd"}),
+        _rpc(10, "tools/call", {"name": "memory_search", "arguments": {"query": "Helix editor"}}),
+    ])
+    assert stderr == b""
+    by_id = {a.get("id"): a for a in answers if a.get("id") is not None}
+    assert by_id[1]["result"]["protocolVersion"] == "2025-06-18"
+    nulls = [a["error"] for a in answers if a.get("id") is None]
+    assert [e["code"] for e in nulls] == [-32700, -32600, -32600]  # not JSON, a batch, too large
+    assert "too large" in nulls[2]["message"]
+    assert by_id[2]["error"]["code"] == -32601
+    assert by_id[3]["error"]["code"] == -32602 and "query" in by_id[3]["error"]["message"]
+    assert by_id[4]["error"]["code"] == -32602
+    assert by_id[5]["error"]["code"] == -32602 and "no_such_tool" in by_id[5]["error"]["message"]
+    assert by_id[7]["error"]["code"] == -32602
+    assert by_id[9]["error"]["code"] == -32602
+    assert "Helix" in by_id[10]["result"]["structuredContent"]["hits"][0]["text"]  # still serving
+    assert 8 not in by_id  # the oversized line was dropped whole, not parsed
+
+
+def test_tools_are_listed_without_loading_the_engine(state: Path):
+    """initialize and tools/list answer from the standard library: no SDK, no search, no git."""
+    import subprocess
+
+    code = ("import io, json, sys\n"
+            "from scriptorium.core.agents.mcp_server import serve\n"
+            "lines = [json.dumps({'jsonrpc': '2.0', 'id': 1, 'method': 'initialize', 'params': {}}),\n"
+            "         json.dumps({'jsonrpc': '2.0', 'id': 2, 'method': 'tools/list'})]\n"
+            "out = io.BytesIO()\n"
+            "serve(sys.argv[1], io.BytesIO(('\\n'.join(lines) + '\\n').encode()), out)\n"
+            "heavy = sorted(m for m in sys.modules if m.split('.')[0] in ('mcp', 'git', 'pydantic', 'anyio')\n"
+            "               or m.startswith('scriptorium.core.search') or m.startswith('scriptorium.core.memory.workspace'))\n"
+            "print(json.dumps({'answers': len(out.getvalue().splitlines()), 'heavy': heavy}))\n")
+    done = subprocess.run([sys.executable, "-c", code, str(state)], capture_output=True, text=True, check=True)
+    assert json.loads(done.stdout) == {"answers": 2, "heavy": []}
