@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from .sessions.marker import MARK_KEY, pending_branches, workspace_id
-from .paths import default_state_dir
+from .paths import StatePaths, default_state_dir
 from .sessions.store import SessionStore
 
 FOREIGN_WORKSPACE = "w-1c0ffee2"  # "a session copied from another machine"
@@ -246,6 +246,8 @@ def build_demo(state_dir: Path, now: float | None = None) -> list[str]:
         if session.foreign:
             store.merge_node_metadata_batch(session.id, {nid: {MARK_KEY: FOREIGN_WORKSPACE} for nid in session.foreign},
                                             message="demo: a mark made on another machine")
+    StatePaths(state_dir).demo_mark.write_text("built by `scriptorium demo`: install refuses to wire agents here\n",
+                                               encoding="utf-8")
     return [session.id for session in sessions]
 
 

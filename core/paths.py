@@ -73,3 +73,12 @@ class StatePaths:
     @property
     def config(self) -> Path:
         return self.root / "config.toml"
+
+    @property
+    def demo_mark(self) -> Path:
+        """`<state>/.scriptorium-demo`: written by `scriptorium demo`; install refuses such a state."""
+        return self.root / ".scriptorium-demo"
+
+    def is_demo(self) -> bool:
+        """A demo state: built by `scriptorium demo`, or the default demo folder."""
+        return self.demo_mark.exists() or self.root.absolute() == (default_state_dir() / "demo").absolute()

@@ -40,11 +40,13 @@ def parse(event: str, payload: dict[str, Any]) -> HookEvent:
                      prompt=text_field(payload, "prompt") or "", source=text_field(payload, "source"))
 
 
-def output(event: str, context: str, core: str = "") -> str:
-    """The stdout document for `context` (nothing when there is nothing to add)."""
-    if not context or event not in _WIRE_NAMES:
+def output(event: str, context: str, core: str = "", wire_names: dict[str, str] | None = None) -> str:
+    """The stdout document for `context` (nothing when there is nothing to add); `wire_names`
+    maps the events that add context to the agent's names for them (Codex has one more)."""
+    names = _WIRE_NAMES if wire_names is None else wire_names
+    if not context or event not in names:
         return ""
-    return json.dumps({"hookSpecificOutput": {"hookEventName": _WIRE_NAMES[event], "additionalContext": context}},
+    return json.dumps({"hookSpecificOutput": {"hookEventName": names[event], "additionalContext": context}},
                       ensure_ascii=False)
 
 

@@ -4,9 +4,11 @@ Inputs (JSON on stdin): `session_id` (the thread id), `transcript_path` (the rol
 file, or null), `cwd`, `model`, `hook_event_name`, and per event `source` (SessionStart:
 startup | resume | clear | compact), `prompt` and `turn_id` (UserPromptSubmit),
 `trigger` (PreCompact: manual | auto), `stop_hook_active` and `last_assistant_message`
-(Stop). SessionStart and UserPromptSubmit answer `{"hookSpecificOutput":
-{"hookEventName": …, "additionalContext": …}}`; Stop's output schema has no
-`hookSpecificOutput`, so Stop and PreCompact print nothing.
+(Stop), `reason` (SessionEnd), `agent_id` and `agent_type` (SubagentStart: a sub-agent
+starts with an empty context of its own). SessionStart, UserPromptSubmit and
+SubagentStart answer `{"hookSpecificOutput": {"hookEventName": …, "additionalContext":
+…}}`; Stop's output schema has no `hookSpecificOutput`, so Stop, PreCompact and
+SessionEnd print nothing. Codex runs a hook only once it is trusted (codex_trust.py).
 
 A rollout is `~/.codex/sessions/YYYY/MM/DD/rollout-<ts>-<thread id>.jsonl`; when the
 payload has no transcript path it is looked up by the thread id. Its import is
@@ -31,18 +33,27 @@ EVENTS = {
     "UserPromptSubmit": "user-prompt-submit", "user-prompt-submit": "user-prompt-submit",
     "PreCompact": "pre-compact", "pre-compact": "pre-compact",
     "Stop": "stop", "stop": "stop",
+    "SessionEnd": "session-end", "session-end": "session-end",
+    "SubagentStart": "subagent-start", "subagent-start": "subagent-start",
 }
+_WIRE_NAMES = {"session-start": "SessionStart", "user-prompt-submit": "UserPromptSubmit",
+               "subagent-start": "SubagentStart"}
 
 
 def parse(event: str, payload: dict[str, Any]) -> HookEvent:
-    return HookEvent(agent=AGENT, event=event, session_id=text_field(payload, "session_id"),
+    session_id = text_field(payload, "session_id")
+    if event == "subagent-start":  # the sub-agent's own context: what it was given is its own record
+        agent_id = text_field(payload, "agent_id")
+        session_id = f"{session_id}/{agent_id}" if session_id and agent_id else session_id
+    return HookEvent(agent=AGENT, event=event, session_id=session_id,
                      transcript=text_field(payload, "transcript_path"), cwd=text_field(payload, "cwd"),
-                     prompt=text_field(payload, "prompt") or "", source=text_field(payload, "source"))
+                     prompt=text_field(payload, "prompt") or "", source=text_field(payload, "source"),
+                     reason=text_field(payload, "reason"))
 
 
 def output(event: str, context: str, core: str = "") -> str:
-    """Same document as Claude Code's for the two events that add context."""
-    return _claude_output(event, context)
+    """Claude Code's document, for the three events that add context."""
+    return _claude_output(event, context, wire_names=_WIRE_NAMES)
 
 
 def failure_output(event: str) -> str:

@@ -63,33 +63,35 @@ def forget(created: list[KeyPath] | None, path: KeyPath) -> None:
 
 
 def add_hooks(text: str, commands: dict[str, str], is_ours: Callable[[str], bool], timeout: int | None,
-              created: list[KeyPath]) -> str:
+              created: list[KeyPath], timeouts: dict[str, int] | None = None) -> str:
     """Register `commands` (event name -> command line), one matcher group per event,
     replacing any earlier registration of ours (so a second install changes nothing).
-    The containers added are noted in `created`, for uninstall to take out again."""
+    `timeouts` overrides `timeout` per event. The containers added are noted in
+    `created`, for uninstall to take out again."""
     text = remove_hooks(text, is_ours, created)
     hooks = load(text, "settings").get("hooks")
 
-    def group(command: str) -> dict[str, Any]:
-        handler: dict[str, Any] = {"type": "command", "command": command}
-        if timeout is not None:
-            handler["timeout"] = timeout
+    def group(event: str) -> dict[str, Any]:
+        handler: dict[str, Any] = {"type": "command", "command": commands[event]}
+        seconds = (timeouts or {}).get(event, timeout)
+        if seconds is not None:
+            handler["timeout"] = seconds
         return {"hooks": [handler]}
 
     if hooks is None:
         created.append(["hooks"])
-        return json_text.add_member(text, [], "hooks", {event: [group(c)] for event, c in commands.items()})
+        return json_text.add_member(text, [], "hooks", {event: [group(event)] for event in commands})
     if not isinstance(hooks, dict):
         raise ConfigError('"hooks" is not an object')
-    for event, command in commands.items():
+    for event in commands:
         groups = hooks.get(event)
         if groups is None:
             created.append(["hooks", event])
-            text = json_text.add_member(text, ["hooks"], event, [group(command)])
+            text = json_text.add_member(text, ["hooks"], event, [group(event)])
         elif not isinstance(groups, list):
             raise ConfigError(f'"hooks.{event}" is not a list')
         else:
-            text = json_text.append(text, ["hooks", event], group(command))
+            text = json_text.append(text, ["hooks", event], group(event))
     return text
 
 
@@ -126,6 +128,18 @@ def remove_hooks(text: str, is_ours: Callable[[str], bool], created: list[KeyPat
             if not load(text, "settings")["hooks"] and made_by_us(created, ["hooks"]):
                 text = json_text.remove(text, ["hooks"])
                 forget(created, ["hooks"])
+def hook_commands(doc: dict[str, Any], is_ours: Callable[[str], bool]) -> list[str]:
+    """The command lines of our handlers."""
+    hooks = doc.get("hooks")
+    found = []
+    for groups in hooks.values() if isinstance(hooks, dict) else ():
+        for group in groups if isinstance(groups, list) else []:
+            handlers = group.get("hooks") if isinstance(group, dict) else None
+            found += [str(h["command"]) for h in handlers if isinstance(handlers, list) and isinstance(h, dict)
+                      and is_ours(str(h.get("command", "")))] if isinstance(handlers, list) else []
+    return found
+
+
 def hook_events(doc: dict[str, Any], is_ours: Callable[[str], bool]) -> list[str]:
     """The events that carry a handler of ours."""
     hooks = doc.get("hooks")

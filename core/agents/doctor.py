@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from . import hook_log
 from ..paths import StatePaths
 from .hook_log import HookCall
+from .config_json import ConfigError
 from .install import AGENTS, SCOPES, Status, make_target, status
 
 if TYPE_CHECKING:
@@ -45,6 +46,7 @@ class AgentReport:
     scopes: list[Status]
     last_calls: dict[str, HookCall]  # event -> its newest call
     errors: list[HookCall]  # newest first
+    untrusted: list[str] = field(default_factory=list)  # Codex: our hook events it will not run until trusted
 
     @property
     def installed(self) -> bool:
@@ -64,6 +66,7 @@ class AgentReport:
             "scopes": [s.to_json() for s in self.scopes],
             "last_calls": {event: call.to_json() for event, call in self.last_calls.items()},
             "errors": [call.to_json() for call in self.errors],
+            **({"untrusted_hooks": self.untrusted} if self.untrusted else {}),
         }
 
 
@@ -100,6 +103,16 @@ def diagnose(state_dir: Path, *, home: Path | None = None, project: Path | None 
         if a.partial:
             where = ", ".join(w for s in a.scopes if s.partial for w in s.where)
             report.problems.append(f"{a.agent}: only partly installed ({where}); run `scriptorium install {a.agent}`")
+        for scope in a.scopes:
+            for path, other in scope.elsewhere.items():
+                report.problems.append(f"{a.agent}: {path} points at another state ({other}), not {state_dir}; "
+                                       f"run `scriptorium --state {state_dir} install {a.agent}` to point it here")
+        if a.untrusted:
+            from .codex_trust import TRUST_HOWTO
+
+            report.problems.append(f"{a.agent}: Codex has not trusted {len(a.untrusted)} of our hooks "
+                                   f"({', '.join(a.untrusted)}), so it skips them; {TRUST_HOWTO}, or run "
+                                   f"`scriptorium install {a.agent}` again")
         for event in a.failing:
             report.problems.append(f"{a.agent}: the last {event} hook failed: {a.last_calls[event].error or 'error'}")
     return report
@@ -114,7 +127,17 @@ def agent_report(agent: str, state_dir: Path, calls: list[HookCall], *, home: Pa
     for call in mine:  # newest first
         last.setdefault(call.event, call)
     errors = [c for c in mine if c.outcome == "error"][:RECENT_ERRORS]
-    return AgentReport(agent, scopes, last, errors)
+    untrusted: list[str] = []
+    if agent == "codex":
+        from .install_codex import untrusted_hooks
+
+        for scope in (s for s in scopes if s.where):
+            target = make_target(agent, scope.scope, state_dir, home=home, project=project, command=command or "scriptorium")
+            try:
+                untrusted += [hook.key.rsplit(":", 3)[1] for hook in untrusted_hooks(target)]
+            except ConfigError:
+                pass
+    return AgentReport(agent, scopes, last, errors, untrusted)
 
 
 def check_state(state_dir: Path) -> Check:

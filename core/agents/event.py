@@ -9,7 +9,7 @@ from typing import Any
 @dataclass
 class HookEvent:
     agent: str  # "claude-code" | "codex" | "pi"
-    event: str  # canonical: session-start | user-prompt-submit | before-agent-start | stop | pre-compact | session-end
+    event: str  # canonical: session-start | subagent-start | user-prompt-submit | before-agent-start | stop | pre-compact | session-end
     session_id: str | None = None  # the agent's own session id
     transcript: str | None = None  # the agent's transcript file, if the payload names one
     cwd: str | None = None

@@ -95,9 +95,9 @@ def _payload(raw: bytes) -> dict[str, Any]:
 
 
 def _dispatch(module: ModuleType, ev: HookEvent, state_dir: Path, call: HookCall, foreground: bool) -> str:
-    if ev.event == "session-start":
-        core = _core(state_dir, ev, call, reset=ev.source in _RESET_SOURCES or ev.source is None)
-        return module.output(ev.event, core)
+    if ev.event in ("session-start", "subagent-start"):  # a sub-agent starts from an empty context too
+        reset = ev.event == "subagent-start" or ev.source in _RESET_SOURCES or ev.source is None
+        return module.output(ev.event, _core(state_dir, ev, call, reset=reset))
     if ev.event == "user-prompt-submit":
         return module.output(ev.event, _recall(state_dir, ev, call))
     if ev.event == "before-agent-start":  # pi: the core for the system prompt, and recall, every prompt

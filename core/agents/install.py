@@ -98,14 +98,19 @@ def scriptorium_command() -> str:
     return str(beside.absolute())
 
 
+REMEMBER = ("ask", "allow")
+
+
 def make_target(agent: str, scope: str, state_dir: Path, *, home: Path | None = None, project: Path | None = None,
-                command: str | None = None) -> Target:
+                command: str | None = None, remember: str = "ask") -> Target:
     if agent not in AGENTS:
         raise ConfigError(f"unknown agent {agent!r} (one of {', '.join(AGENTS)})")
     if scope not in SCOPES:
         raise ConfigError(f"unknown scope {scope!r} (user or project)")
+    if remember not in REMEMBER:
+        raise ConfigError(f"unknown --remember {remember!r} (ask or allow)")
     return Target(agent, scope, Path(home or Path.home()), Path(project or Path.cwd()).absolute(),
-                  command or scriptorium_command(), Path(state_dir).absolute())
+                  command or scriptorium_command(), Path(state_dir).absolute(), remember)
 
 
 def _module(agent: str):
@@ -137,8 +142,20 @@ def _record_of(entry: Any) -> FileRecord:
     return FileRecord(True, bool(entry.get("created")), keys, dirs, str(entry.get("written", "")))
 
 
-def plan(target: Target, action: str) -> Plan:
-    """What install/uninstall would change, computed from the files as they are now."""
+class DemoStateError(ConfigError):
+    """Install was pointed at a demo state: the user's real agent would write into the demo."""
+
+
+def plan(target: Target, action: str, *, force: bool = False) -> Plan:
+    """What install/uninstall would change, computed from the files as they are now. An
+    install into a demo state is refused (DemoStateError) unless `force`: the agent's real
+    sessions would go into the demo's memory, and the demo's facts into the agent."""
+    from ..paths import StatePaths
+
+    if action == "install" and not force and StatePaths(target.state_dir).is_demo():
+        raise DemoStateError(f"{target.state_dir} is the demo state: wiring {target.agent} to it would send your real "
+                             f"sessions into the demo (and the demo's memory into {target.agent}); install with your "
+                             f"own --state, or pass --force to do it anyway")
     module = _module(target.agent)
     result = Plan(target.agent, target.scope, action, target=target)
     saved = _load_records(target)
@@ -225,10 +242,11 @@ class Status:
     installed: bool
     partial: bool
     where: list[str]  # the files holding our entries
+    elsewhere: dict[str, str] = field(default_factory=dict)  # file -> the other state its entries point at
 
     def to_json(self) -> dict[str, Any]:
         return {"agent": self.agent, "scope": self.scope, "installed": self.installed, "partial": self.partial,
-                "where": self.where}
+                "where": self.where, "points_elsewhere": self.elsewhere}
 
 
 def status(target: Target) -> Status:
@@ -240,4 +258,20 @@ def status(target: Target) -> Status:
         found = {}
     where = [str(p) for p, ok in found.items() if ok]
     complete = bool(found) and all(found.values())
-    return Status(target.agent, target.scope, complete, bool(where) and not complete, where)
+    return Status(target.agent, target.scope, complete, bool(where) and not complete, where, _elsewhere(module, target))
+
+
+def _elsewhere(module: Any, target: Target) -> dict[str, str]:
+    """Our entries that point at another state directory than the target's (the demo's, an
+    old one): the agent writes there, and this state never hears of it."""
+    try:
+        pointed: dict[Path, set[str | None]] = module.states(target)
+    except ConfigError:
+        return {}
+    mine = target.state_dir.absolute()
+    out = {}
+    for path, found in pointed.items():
+        other = sorted(str(s) for s in found if s is None or Path(s).expanduser().absolute() != mine)
+        if other:
+            out[str(path)] = ", ".join("the default state" if s == "None" else s for s in other)
+    return out

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from . import config_json, json_text
-from .target import Edit, FileRecord, Target, is_scriptorium_argv, read_text
+from .target import Edit, FileRecord, Target, is_scriptorium_argv, read_text, state_arg
 
 AGENT = "claude-code"
 SERVER = "scriptorium"
@@ -133,3 +133,13 @@ def present(target: Target) -> dict[Path, bool]:
     hooked = set(config_json.hook_events(settings, _ours))
     return {settings_path(target): hooked >= set(EVENTS),
             mcp_path(target): isinstance(servers, dict) and _is_our_server(servers.get(SERVER))}
+
+
+def states(target: Target) -> dict[Path, set[str | None]]:
+    """The state directories our entries point at, per file."""
+    settings = config_json.load(read_text(settings_path(target)), str(settings_path(target)))
+    servers = config_json.load(read_text(mcp_path(target)), str(mcp_path(target))).get("mcpServers") or {}
+    server = servers.get(SERVER) if isinstance(servers, dict) else None
+    args = server.get("args", []) if isinstance(server, dict) and _is_our_server(server) else None
+    return {settings_path(target): {state_arg(c) for c in config_json.hook_commands(settings, _ours)},
+            mcp_path(target): {state_arg([str(a) for a in args])} if isinstance(args, list) else set()}

@@ -17,7 +17,7 @@ import os
 from pathlib import Path
 
 from .config_json import ConfigError
-from .target import Edit, FileRecord, Target, read_text
+from .target import Edit, FileRecord, Target, read_text, state_arg
 
 FILE_NAME = "scriptorium.ts"
 MARKER = "// scriptorium-memory extension: written by `scriptorium install pi`; `scriptorium uninstall pi` removes it."
@@ -139,3 +139,20 @@ def notes(target: Target, action: str, records: dict[Path, FileRecord]) -> list[
 def present(target: Target) -> dict[Path, bool]:
     path = extension_path(target)
     return {path: _ours(read_text(path))}
+
+
+def states(target: Target) -> dict[Path, set[str | None]]:
+    """The state directory our extension points at (its ARGS line)."""
+    path = extension_path(target)
+    text = read_text(path)
+    if not _ours(text):
+        return {path: set()}
+    assert text is not None
+    for line in text.splitlines():
+        if line.startswith("const ARGS = "):
+            try:
+                args = json.loads(line[len("const ARGS = "):].rstrip(";"))
+            except ValueError:
+                break
+            return {path: {state_arg(["scriptorium", *map(str, args)])}}
+    return {path: {None}}

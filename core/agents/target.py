@@ -25,6 +25,7 @@ class Target:
     project: Path  # the project directory (the cwd) for --scope project
     command: str  # absolute path of `scriptorium`
     state_dir: Path
+    remember: str = "ask"  # memory_remember: "ask" the user each time, or "allow" it to run unasked
 
     def argv(self, *args: str) -> list[str]:
         return [self.command, "--state", str(self.state_dir), *args]
@@ -79,3 +80,15 @@ def is_scriptorium_argv(command: str | list[str], *tail: str) -> bool:
     while rest and rest[0].startswith("--"):
         rest = rest[2:] if rest[0] == "--state" else rest[1:]
     return rest[: len(tail)] == list(tail)
+
+
+def state_arg(command: str | list[str]) -> str | None:
+    """The `--state DIR` a scriptorium command line names (None: the default state)."""
+    try:
+        argv = shlex.split(command) if isinstance(command, str) else [str(a) for a in command]
+    except ValueError:
+        return None
+    for i, word in enumerate(argv[:-1]):
+        if word == "--state":
+            return argv[i + 1]
+    return None

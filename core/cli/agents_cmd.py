@@ -23,6 +23,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         p.add_argument("--scope", choices=("user", "project"), default="user",
                        help="the user's configuration (default) or this project's (the current directory)")
         p.add_argument("--dry-run", action="store_true", help="show the diff, write nothing")
+        if action == "install":
+            p.add_argument("--force", action="store_true", help="install even into the demo state")
+            p.add_argument("--remember", choices=("ask", "allow"), default="ask",
+                           help="may the agent's memory_remember tool run without asking you? (default: ask; "
+                                "the read tools always run)")
         add_json_flag(p)
         p.set_defaults(func=cmd_wire, action=action)
 
@@ -36,8 +41,8 @@ def cmd_wire(args: argparse.Namespace, ctx: CliContext) -> int:
     from ..agents.config_json import ConfigError
 
     try:
-        target = install.make_target(args.agent, args.scope, ctx.state_dir)
-        plan = install.plan(target, args.action)
+        target = install.make_target(args.agent, args.scope, ctx.state_dir, remember=getattr(args, "remember", "ask"))
+        plan = install.plan(target, args.action, force=getattr(args, "force", False))
         if not args.dry_run:
             install.apply(plan)
     except ConfigError as exc:

@@ -90,3 +90,28 @@ def test_unusable_state_and_model_are_reported(env, capsys, monkeypatch, tmp_pat
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
     code, doc = doctor(state, capsys)
     assert code == 0
+
+
+def test_untrusted_codex_hooks_and_entries_pointing_at_another_state_are_problems(env, capsys, tmp_path):
+    """Before: doctor said "installed, healthy" for hooks Codex skipped, or that wrote to another state."""
+    import tomlkit
+
+    home, state = env
+    assert main(["--state", str(state), "install", "codex"]) == 0
+    config = home / ".codex" / "config.toml"
+    doc = tomlkit.parse(config.read_text())
+    del doc["hooks"]["state"][next(k for k in doc["hooks"]["state"] if k.endswith(":session_end:0:0"))]
+    config.write_text(doc.as_string())
+    other = tmp_path / "demo-state"
+    assert main(["--state", str(other), "install", "pi"]) == 0
+    capsys.readouterr()
+    code, report = doctor(state, capsys)
+    assert code == 1
+    codex = next(a for a in report["agents"] if a["agent"] == "codex")
+    assert codex["untrusted_hooks"] == ["session_end"]
+    assert any("Codex has not trusted 1 of our hooks (session_end)" in p and "/hooks" in p for p in report["problems"])
+    assert any(p.startswith("pi:") and f"points at another state ({other})" in p for p in report["problems"])
+    assert main(["--state", str(state), "install", "codex"]) == 0  # install again trusts it again
+    capsys.readouterr()
+    _, report = doctor(state, capsys)
+    assert not any("Codex has not trusted" in p for p in report["problems"]), report["problems"]

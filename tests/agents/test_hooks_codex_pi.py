@@ -39,9 +39,26 @@ def test_codex_prompt_recall_and_its_dedupe(state):
     assert call(state, "codex", "user-prompt-submit", asked) == ""
 
 
-def test_codex_events_claude_code_has_but_codex_does_not_are_refused_quietly(state):
-    assert call(state, "codex", "SessionEnd", payload("codex", "Stop")) == ""
-    assert last(state).outcome == "error" and "SessionEnd" in last(state).error
+def test_codex_session_end_finishes_the_session(state, tmp_path, monkeypatch):
+    """Before: SessionEnd was no Codex event of ours, so a short session stayed pending."""
+    monkeypatch.setenv(FOREGROUND_ENV, "1")
+    rollout = tmp_path / f"rollout-2026-08-03T10-48-56-{CODEX_THREAD}.jsonl"
+    shutil.copyfile(CODEX_SMALL, rollout)
+    assert call(state, "codex", "SessionEnd", payload("codex", "SessionEnd", session_id=CODEX_THREAD,
+                                                       transcript_path=str(rollout))) == ""
+    logged = last(state)
+    assert logged.outcome == "ok" and logged.event == "session-end", logged.error
+    assert pending(SessionStore(state), f"codex-{CODEX_THREAD}") == []
+
+
+def test_codex_sub_agent_start_gets_the_core_in_its_own_context(state):
+    doc = payload("codex", "SubagentStart")
+    context = context_of(call(state, "codex", "SubagentStart", doc), "SubagentStart")
+    assert "green tea" in context
+    assert last(state).session_id == f"{doc['session_id']}/{doc['agent_id']}"  # its own seen record
+    call(state, "codex", "SessionStart", payload("codex", "SessionStart"))  # the parent's record is its own
+    asked = payload("codex", "UserPromptSubmit", prompt="What does the user drink? green tea?")
+    assert call(state, "codex", "UserPromptSubmit", asked) == ""  # the parent was given the core already
 
 
 def test_codex_stop_and_pre_compact_write_the_imported_codex_session(state, tmp_path, monkeypatch):

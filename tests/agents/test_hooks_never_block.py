@@ -22,7 +22,7 @@ CODEX_THREAD = "019fc8be-3658-7ca3-9e29-000000000000"
 
 
 @pytest.mark.parametrize("agent,event", [("claude-code", "user-prompt-submit"), ("claude-code", "session-start"),
-                                         ("codex", "SessionStart"), ("pi", "before-agent-start")])
+                                         ("codex", "SessionEnd"), ("pi", "before-agent-start")])
 def test_a_state_that_is_a_file_exits_0_with_one_stderr_line(tmp_path, agent, event):
     broken = tmp_path / "state"
     broken.write_text("not a directory", encoding="utf-8")

@@ -193,7 +193,9 @@ def test_codex_round_trip_keeps_comments_and_other_servers(home, tmp_path, monke
 
     assert run(state, "install", "codex") == 0
     hooks = json.loads((codex / "hooks.json").read_text())["hooks"]
-    assert list(hooks) == ["PreToolUse", "SessionStart", "UserPromptSubmit", "PreCompact", "Stop"]
+    assert list(hooks) == ["PreToolUse", "SessionStart", "UserPromptSubmit", "PreCompact", "Stop", "SessionEnd",
+                           "SubagentStart"]
+    assert hooks["SessionEnd"][0]["hooks"][0]["timeout"] == 3  # Codex's ceiling for SessionEnd
     assert hooks["PreToolUse"] == json.loads(CODEX_HOOKS)["hooks"]["PreToolUse"]
     assert hooks["Stop"][0]["hooks"][0]["command"].endswith("hook codex stop")
     text = (codex / "config.toml").read_text()
@@ -215,9 +217,8 @@ def test_codex_table_the_user_moved_is_still_found_and_removed(home, tmp_path, m
     codex = home / ".codex"
     state = tmp_path / "state"
     assert run(state, "install", "codex") == 0
-    moved = "[mcp_servers.scriptorium]\n# moved up by hand\n" + "\n".join(
-        line for line in (codex / "config.toml").read_text().splitlines()
-        if line.startswith(("command", "args"))) + "\n\n[tui]\nnotifications = true  # mine\n"
+    ours = (codex / "config.toml").read_text().splitlines()[1:]  # every table of ours, without the mark
+    moved = "# moved up by hand\n" + "\n".join(ours) + "\n\n[tui]\nnotifications = true  # mine\n"
     (codex / "config.toml").write_text(moved)
     assert run(state, "install", "codex") == 0
     assert (codex / "config.toml").read_text() == moved  # recognised as ours: no second table
@@ -382,3 +383,54 @@ def test_codex_crlf_config_round_trip_is_byte_identical(home, tmp_path):
         assert run(tmp_path / "state", "uninstall", "codex") == 0
         assert (codex / "config.toml").read_bytes() == original.encode()
         assert (codex / "hooks.json").read_bytes() == CODEX_HOOKS.replace("\n", "\r\n").encode()
+
+
+@pytest.mark.parametrize("remember,mode", [("ask", "prompt"), ("allow", "approve")])
+def test_codex_install_trusts_its_hooks_and_lets_the_read_tools_run(home, tmp_path, remember, mode):
+    """Before: no trust entries (Codex ran no hook) and no approval modes (Codex refused the tools)."""
+    from scriptorium.core.agents.codex_trust import hook_hash
+
+    state = tmp_path / "state"
+    assert run(state, "install", "codex", "--remember", remember) == 0
+    codex = home / ".codex"
+    hooks = json.loads((codex / "hooks.json").read_text())["hooks"]
+    config = tomlkit.parse((codex / "config.toml").read_text())
+    states = config["hooks"]["state"]
+    labels = {"SessionStart": "session_start", "UserPromptSubmit": "user_prompt_submit", "PreCompact": "pre_compact",
+              "Stop": "stop", "SessionEnd": "session_end", "SubagentStart": "subagent_start"}
+    for event, label in labels.items():
+        handler = hooks[event][0]["hooks"][0]
+        assert states[f"{codex / 'hooks.json'}:{label}:0:0"]["trusted_hash"] == hook_hash(event, handler)
+    tools = config["mcp_servers"]["scriptorium"]["tools"]
+    assert {name: tools[name]["approval_mode"] for name in tools} == {
+        "memory_search": "approve", "memory_get": "approve", "memory_core": "approve", "memory_remember": mode}
+    assert run(state, "install", "codex", "--remember", remember) == 0  # idempotent
+    assert tomlkit.parse((codex / "config.toml").read_text()) == config
+    assert run(state, "uninstall", "codex") == 0
+    assert not codex.exists()
+
+
+def test_codex_hash_is_the_one_codex_computes():
+    """Pinned against `hooks/list` of Codex 0.171 (its currentHash for these two handlers)."""
+    from scriptorium.core.agents.codex_trust import hook_hash
+
+    command = "/x/scriptorium --state /s hook codex "
+    assert hook_hash("SessionStart", {"type": "command", "command": command + "SessionStart", "timeout": 30}) == \
+        "sha256:9362d0b3072c7b7fdf2b21ce0ec136edba534dd3892c59e7f9bf7a6e024337f5"
+    assert hook_hash("SessionEnd", {"type": "command", "command": command + "SessionEnd", "timeout": 3}) == \
+        "sha256:27f37e6e161fe2c84e0bd525e30fb812ef484bbe789e6e84c3a2911b23856cc4"
+
+
+def test_install_refuses_the_demo_state_unless_forced(home, tmp_path, capsys):
+    """Before: install (and the Agents screen) wired the user's real ~/.claude to the demo without a word."""
+    from scriptorium.core.demo import ensure_demo
+
+    demo = tmp_path / "demo"
+    assert ensure_demo(demo)
+    capsys.readouterr()
+    assert run(demo, "install", "claude-code") == 1
+    err = capsys.readouterr().err
+    assert "is the demo state" in err and "--force" in err
+    assert not (home / ".claude").exists() and not (home / ".claude.json").exists()
+    assert run(demo, "install", "claude-code", "--force") == 0
+    assert run(demo, "uninstall", "claude-code") == 0  # taking it out again is never refused
