@@ -32,6 +32,7 @@ def agents_state(built_demo: Path, tmp_path: Path, monkeypatch, fixed_now: float
         monkeypatch.delenv(name, raising=False)
     shutil.copytree(built_demo, tmp_path / "state", symlinks=True)
     state = Path("state")
+    (state / ".scriptorium-demo").unlink()  # the demo's content, as a state of the user's own (install refuses a demo)
     assert main(["--state", str(state), "install", "claude-code"]) == 0
     injection = Workspace(state).core_injection()
     hook_log.append(state, HookCall(agent="claude-code", event="session-start", outcome="ok", session_id="s1", ms=6.0,
