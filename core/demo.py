@@ -246,7 +246,7 @@ def build_demo(state_dir: Path, now: float | None = None) -> list[str]:
         if session.foreign:
             store.merge_node_metadata_batch(session.id, {nid: {MARK_KEY: FOREIGN_WORKSPACE} for nid in session.foreign},
                                             message="demo: a mark made on another machine")
-    StatePaths(state_dir).demo_mark.write_text("built by `scriptorium demo`: install refuses to wire agents here\n",
+    StatePaths(Path(state_dir)).demo_mark.write_text("built by `scriptorium demo`: install refuses to wire agents here\n",
                                                encoding="utf-8")
     return [session.id for session in sessions]
 

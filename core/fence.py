@@ -36,11 +36,26 @@ def fence_memory(text: str, note: str = NOTE) -> str:
     return f"{OPEN}\n{note}\n\n{inner}\n{CLOSE}"
 
 
+_FOOTNOTE_DEF = re.compile(r"^\[\^[^\]\s]+\]:.*(?:\n(?:[ \t]+\S.*)?)*$", re.MULTILINE)  # with continuation lines
+_FOOTNOTE_REF = re.compile(r"\[\^[^\]\s]+\]")
+_BLOCK_ANCHOR = re.compile(r"[ \t]+\^[A-Za-z0-9-]+[ \t]*$", re.MULTILINE)
+
+
+def plain_memory(markdown: str) -> str:
+    """Memory Markdown as a model should read it: the facts, without footnote markers, their
+    evidence lines (sources, paths), or block anchors (` ^id`). Ids and evidence stay in the
+    files, and `memory_get` shows them."""
+    text = _FOOTNOTE_DEF.sub("", markdown)
+    text = _BLOCK_ANCHOR.sub("", _FOOTNOTE_REF.sub("", text))
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(line.rstrip() for line in text.splitlines())).strip("\n") + "\n"
+
+
 def core_injection(rendered: str, inject: bool, note: str = NOTE) -> str:
     """The effective always-on injection of a rendered core: nothing when injection is
-    off or the core has nothing but headings; otherwise the core, fenced once."""
+    off or the core has nothing but headings; otherwise the core as plain text
+    (`plain_memory`), fenced once. Never longer than the rendered core, so within its budget."""
     if not inject:
         return ""
     if not any(line.strip() and not line.startswith("# ") for line in rendered.splitlines()):
         return ""
-    return fence_memory(rendered, note)
+    return fence_memory(plain_memory(rendered), note)

@@ -199,3 +199,17 @@ def test_a_big_stale_index_is_rebuilt_in_the_background_not_while_the_agent_wait
         time.sleep(0.2)
     assert model.exists()
     assert "never on Fridays" in context_of(call(state, A, "user-prompt-submit", asked), "UserPromptSubmit")
+
+
+def test_the_injected_core_is_plain_text_ids_and_sources_stay_in_the_files(state):
+    """Before: footnote markers, block ids and source paths went in (321 characters for a 56-character fact)."""
+    import re
+
+    rendered = (state / "memory" / "core.md").read_text(encoding="utf-8")
+    assert "[^" in rendered and "sources/" in rendered  # the file keeps its evidence
+    context = json.loads(call(state, "claude-code", "session-start", payload("claude-code", "session-start")))
+    text = context["hookSpecificOutput"]["additionalContext"]
+    assert "The user is called Ada and drinks green tea." in text
+    assert "[^" not in text and "sources/" not in text and not re.search(r"\^[0-9a-f]{8}", text)
+    assert len(text) < len(rendered) + len(AGENT_NOTE) + 40
+    assert last(state).detail["blocks"] == 1  # the block's id is still known, for recall's dedupe

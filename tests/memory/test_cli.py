@@ -60,7 +60,8 @@ def test_core_json_shape(seeded: Seeded, capsys: pytest.CaptureFixture[str]) -> 
     assert code == 0
     assert set(doc) == {"budget", "canonical_tokens", "rendered_tokens", "effective_tokens", "inject", "omitted_blocks"}
     assert doc["budget"] == 2000 and doc["inject"] is True and doc["omitted_blocks"] == []
-    assert 0 < doc["rendered_tokens"] < doc["effective_tokens"]  # the fence adds its note
+    # the fence adds its note, plain text drops the footnotes and anchors: a short core may go either way
+    assert 0 < doc["rendered_tokens"] and 0 < doc["effective_tokens"]
 
 
 def test_bad_topic_paths_are_user_errors(seeded: Seeded, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
