@@ -1,7 +1,8 @@
 """The hook log: one JSON line per hook call, for `doctor` and the TUI's Agents screen.
 
 A hook never breaks the agent, so whatever went wrong is written here instead of to the
-agent's terminal. The file lives in the state's runtime folder and is kept bounded: past
+agent's terminal. Every line goes through the redactor first: a session id, a path or a
+prompt quoted in an error is whatever the agent sent. The file lives in the state's runtime folder and is kept bounded: past
 `MAX_BYTES` the older half is dropped (the log is a recent record, not an archive).
 """
 
@@ -49,7 +50,7 @@ def append(state_dir: Path, call: HookCall) -> bool:
     path = log_path(state_dir)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        line = json.dumps(call.to_json(), ensure_ascii=False, default=str) + "\n"
+        line = json.dumps(redacted(state_dir, call.to_json()), ensure_ascii=False, default=str) + "\n"
         with open(path, "a", encoding="utf-8") as fh:
             fh.write(line)
             size = fh.tell()
@@ -58,6 +59,19 @@ def append(state_dir: Path, call: HookCall) -> bool:
     except OSError:
         return False
     return True
+
+
+def redacted(state_dir: Path, doc: dict[str, Any]) -> dict[str, Any]:
+    """`doc` with every string through the state's redactor: what a hook is given (a
+    session id, a transcript path, a prompt quoted in an error) is not to be trusted. When
+    the redactor cannot run, only the call's fixed fields are kept, never unredacted text."""
+    try:
+        from ..redact import for_state
+
+        return dict(for_state(state_dir).value(json.loads(json.dumps(doc, default=str))))
+    except Exception as exc:  # noqa: BLE001 - a hook's log line must never raise
+        kept = {k: doc[k] for k in ("agent", "event", "outcome", "ms", "time") if k in doc}
+        return {**kept, "error": f"(not logged: the redactor failed: {type(exc).__name__})"}
 
 
 def _trim(path: Path) -> None:

@@ -72,7 +72,8 @@ def run(agent: str, event_name: str, raw: bytes, state_dir: Path, *, foreground:
         out = module.failure_output(event) if module is not None else ""
     call.ms = round((time.perf_counter() - started) * 1000, 2)
     if not hook_log.append(Path(state_dir), call) and call.outcome == "error":
-        _say(f"scriptorium hook {agent} {event_name}: {call.error} (and the hook log cannot be written)")
+        said = hook_log.redacted(Path(state_dir), {"error": call.error, "event": event_name})
+        _say(f"scriptorium hook {agent} {said.get('event')}: {said.get('error')} (and the hook log cannot be written)")
     return out
 
 

@@ -25,3 +25,20 @@ def test_an_unwritable_state_does_not_raise(tmp_path):
     blocker.write_text("x")
     hook_log.append(blocker, HookCall(agent="pi", event="e", outcome="ok"))
     assert hook_log.recent(blocker) == []
+
+
+def test_what_a_hook_is_given_is_redacted_before_it_is_logged(tmp_path):
+    """A session id, a transcript path and an event name are whatever the agent sent; a
+    secret in them never reaches hooks.jsonl (nor doctor, which reads it)."""
+    from tests.agents.conftest import cli, payload
+
+    token = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+    aws = "AKIA" + "QX7ZJ2LM4NB5VC6K"
+    state = tmp_path / "state"
+    doc = payload("claude-code", "stop", session_id=token, transcript_path=f"/tmp/password=Hunter2x{aws}/t.jsonl")
+    assert cli(state, "claude-code", "stop", doc, foreground=True).returncode == 0
+    assert cli(state, "claude-code", f"stop-{aws}", doc).returncode == 0
+    logged = hook_log.log_path(state).read_text(encoding="utf-8")
+    assert len(logged.splitlines()) == 2 and "error" in logged
+    assert token not in logged and aws not in logged and "Hunter2x" not in logged
+    assert "[REDACTED:github-token:" in logged and "[REDACTED:aws-access-key:" in logged
