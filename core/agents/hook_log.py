@@ -70,7 +70,7 @@ def redacted(state_dir: Path, doc: dict[str, Any]) -> dict[str, Any]:
 
         return dict(for_state(state_dir).value(json.loads(json.dumps(doc, default=str))))
     except Exception as exc:  # noqa: BLE001 - a hook's log line must never raise
-        kept = {k: doc[k] for k in ("agent", "event", "outcome", "ms", "time") if k in doc}
+        kept: dict[str, Any] = {k: doc[k] for k in ("agent", "event", "outcome", "ms", "time") if k in doc}
         return {**kept, "error": f"(not logged: the redactor failed: {type(exc).__name__})"}
 
 

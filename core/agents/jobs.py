@@ -142,6 +142,7 @@ def _take(request: Path) -> str | None:
 
 
 def _one(module: ModuleType, ev: HookEvent, state_dir: Path, call: HookCall) -> None:
+    from ..importers.jsonl import LONG_LINE
     from ..importers.run import import_sources
     from ..sessions.store import SessionStore
     from ..writer import finish, write
@@ -155,6 +156,10 @@ def _one(module: ModuleType, ev: HookEvent, state_dir: Path, call: HookCall) -> 
     step: dict[str, Any] = {"event": ev.event, "session": sid, "nodes_added": report.nodes_added}
     if report.errors:
         step["import_errors"] = report.errors[:5]
+    too_long = report.skipped.get(LONG_LINE, 0)
+    if too_long:  # a transcript line no import will ever read: someone should look at the file
+        step["skipped"] = {LONG_LINE: too_long}
+        call.outcome, call.error = "error", f"{too_long} {LONG_LINE} skipped in {transcript}"
     if sid is None:
         step["write"] = "nothing imported yet"
     else:

@@ -41,6 +41,7 @@ class FileMark:
     head: bytes = b""  # digest of the first min(FINGERPRINT_BYTES, offset) bytes
     tail: bytes = b""  # digest of the FINGERPRINT_BYTES before `offset`
     ignored: bool = False  # the importer decided to read no more of this file
+    in_long_line: bool = False  # `offset` is inside a line too long to read (jsonl.MAX_LINE_BYTES), still unfinished
 
     def seal(self, path: Path) -> None:
         """Fingerprint the consumed prefix (after a read)."""
