@@ -18,6 +18,7 @@ from textual.app import App, SystemCommand
 from textual.notifications import SeverityLevel
 from textual.binding import Binding
 from textual.screen import Screen
+from textual.widgets import Input
 
 from scriptorium.core.config import load_config, set_config_value
 from scriptorium.core.sanitize import sanitize
@@ -117,6 +118,10 @@ class ScriptoriumApp(App[int]):
         Binding("question_mark", "help", "Help"),
         Binding("t", "toggle_theme", "Light / dark"),
         Binding("q", "quit", "Quit"),
+        # An input keeps printable keys; Esc or ↓ hands the keyboard back to the screen
+        # (number keys, q, ?), and / returns to the screen's input.
+        Binding("escape,down", "leave_input", "Leave the input", show=False),
+        Binding("slash", "focus_input", "Type in the input", show=False),
     ]
 
     def __init__(self, state_dir: str | Path, *, clock: Callable[[], float] = time.time) -> None:
@@ -151,6 +156,32 @@ class ScriptoriumApp(App[int]):
         if all(guard() for guard in list(self.quit_guards)):
             self.exit()
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "leave_input":
+            return isinstance(self.focused, Input)
+        if action == "focus_input":
+            return self._screen_input() is not None
+        return True
+
+    def _screen_input(self) -> Input | None:
+        inputs = [w for w in self.screen.query(Input) if w.focusable and w.display]
+        return inputs[0] if inputs else None
+
+    def action_leave_input(self) -> None:
+        """Move to the next widget that is not an input, or to none (the screen's keys)."""
+        screen = self.screen
+        widgets = screen.focus_chain
+        start = widgets.index(self.focused) if self.focused in widgets else -1
+        for widget in widgets[start + 1:] + widgets[:start]:
+            if not isinstance(widget, Input):
+                widget.focus()
+                return
+        screen.set_focus(None)
+
+    def action_focus_input(self) -> None:
+        if (field := self._screen_input()) is not None:
+            field.focus()
+
     def get_theme_variable_defaults(self) -> dict[str, str]:
         return dict(VARIABLE_DEFAULTS)
 
@@ -173,8 +204,12 @@ class ScriptoriumApp(App[int]):
 
     def action_help(self) -> None:
         if not isinstance(self.screen, HelpScreen):
-            # Screens built only to read their bindings: cheap, and never mounted.
-            self.push_screen(HelpScreen([(mode, title, factory()) for mode, title, factory in SCREENS]))
+            # Screens built only to read their bindings: cheap, and never mounted. The screen
+            # the user is on comes first.
+            current = self.current_mode
+            screens = [(mode, title, factory()) for mode, title, factory in SCREENS]
+            screens.sort(key=lambda item: item[0] != current)
+            self.push_screen(HelpScreen(screens))
 
     async def open_session(self, session_id: str) -> None:
         await self.switch_mode("sessions")
@@ -183,8 +218,9 @@ class ScriptoriumApp(App[int]):
             screen.show_session(session_id)
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
-        """Textual's own commands, every screen by name, and every key binding in reach
-        (app, screen, focused widget) — so each action can be found by name."""
+        """Textual's own commands, every screen by name, every key binding in reach (app,
+        screen, focused widget), and every other screen's actions as "Screen: action" —
+        so each action of the app can be found by name from anywhere."""
         builtin = list(super().get_system_commands(screen))
         yield from builtin
         titles = {command.title for command in builtin}
@@ -198,6 +234,24 @@ class ScriptoriumApp(App[int]):
             titles.add(binding.description)
             yield SystemCommand(binding.description, f"key: {self.get_key_display(binding)}",
                                 partial(self.run_action, binding.action, active.node))
+        for binding in screen.BINDINGS:  # the screen's actions not offered right now say why when run
+            if isinstance(binding, Binding) and binding.show and binding.description not in titles:
+                titles.add(binding.description)
+                yield SystemCommand(binding.description, f"key: {self.get_key_display(binding)}",
+                                    partial(self.run_action, binding.action, screen))
+        for number, (mode, title, factory) in enumerate(SCREENS, start=1):
+            if mode == self.current_mode:
+                continue
+            for binding in factory().BINDINGS:
+                if isinstance(binding, Binding) and binding.show and binding.description:
+                    yield SystemCommand(f"{title}: {binding.description}",
+                                        f"on the {title} screen ( {number} ), key: {self.get_key_display(binding)}",
+                                        partial(self.run_on_screen, mode, binding.action))
+
+    async def run_on_screen(self, mode: str, action: str) -> None:
+        """Switch to screen `mode`, then run one of its actions there (from the palette)."""
+        await self.switch_mode(mode)
+        await self.run_action(action, self.screen)
 
 
 def run_app(state_dir: str | Path) -> int:

@@ -55,7 +55,7 @@ async def test_enter_on_a_hit_opens_its_block_in_topics(make_app, settle, topics
     app = make_app(topics_state)
     async with app.run_test(size=(140, 40)) as pilot:
         screen = await open_search(pilot, settle)
-        await pilot.press(*"rust target")
+        await pilot.press("slash", *"rust target")
         await settle(pilot)
         hit = screen.query_one(SearchHits).hits[0]
         assert hit.path == "topics/infra/build-cache.md"

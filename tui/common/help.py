@@ -12,7 +12,9 @@ from textual.widgets import Static
 from .glyphs import GLYPHS, LABELS
 
 GLOBAL_KEYS = [
-    ("1 … 7", "switch screen (the numbers in the top bar)"),
+    ("1 … 9", "switch screen (the numbers in the top bar)"),
+    ("escape / ↓", "in an input: leave it, so these keys work again"),
+    ("/", "back to the screen's input (a query, a directory)"),
     ("ctrl+p", "command palette: every action, and sessions by title"),
     ("t", "switch between the dark and the light theme (remembered)"),
     ("?", "this help"),
@@ -55,9 +57,12 @@ STATE_HELP = {
 
 
 def help_content(screens: list[tuple[str, str, Screen]]) -> Content:
-    """Help for the app: global keys, then each screen's keys, then the graph legend."""
-    sections = [("Everywhere", GLOBAL_KEYS)]
-    sections += [(title, NAVIGATION.get(mode, []) + screen_keys(screen)) for mode, title, screen in screens]
+    """Help for the app: the current screen's keys (the first of `screens`), the global
+    keys, then every other screen's keys, then the graph legend."""
+    sections = [(title, NAVIGATION.get(mode, []) + screen_keys(screen)) for mode, title, screen in screens]
+    if sections:
+        sections[0] = (f"{sections[0][0]} — this screen", sections[0][1])
+    sections.insert(1, ("Everywhere", GLOBAL_KEYS))
     lines: list[Content] = [Content.styled("Scriptorium — branch-aware memory for AI agents", "bold $text-primary"),
                             Content("")]
     for section, keys in sections:

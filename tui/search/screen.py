@@ -24,8 +24,13 @@ if TYPE_CHECKING:
     from scriptorium.core.search import Hit
 
 
+TYPE_HINT = ("/ types a query (esc or ↓ leaves it); enter moves to the hits, enter on a hit opens it in "
+             "Topics.")
+
+
 class SearchScreen(Screen):
     CSS_PATH = "search.tcss"
+    AUTO_FOCUS = "#hits"  # not the query: number keys keep switching screens until / is pressed
 
     BINDINGS = [
         Binding("slash", "focus_query", "Search", show=False),
@@ -46,10 +51,8 @@ class SearchScreen(Screen):
 
     def on_mount(self) -> None:
         self.query_one("#hits").border_title = "Hits"
-        self._status(Content.styled("Type to search; enter moves to the hits, enter on a hit opens it in Topics.",
-                                    "$muted-text"))
+        self._status(Content.styled(TYPE_HINT, "$muted-text"))
         self.app.live.subscribe(self)
-        self.query_one(Input).focus()
 
     def on_unmount(self) -> None:
         self.app.live.unsubscribe(self)
@@ -69,7 +72,7 @@ class SearchScreen(Screen):
         self.query_text = query
         if not query.strip():
             self.query_one(SearchHits).show([], "")
-            self._status(Content.styled("Type to search.", "$muted-text"))
+            self._status(Content.styled(TYPE_HINT, "$muted-text"))
             return
         self.run_search(query)
 

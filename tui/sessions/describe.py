@@ -46,7 +46,8 @@ def _line(*parts: str | Content | tuple[str, str]) -> Content:
     return Content.assemble(*parts)
 
 
-def describe_turn(graph: SessionGraph, row: TurnRow) -> Content:
+def describe_turn(graph: SessionGraph, row: TurnRow, *, writes: str | None = None) -> Content:
+    """A turn's header, links and bounded text; `writes` is the branch `w` would write from here."""
     entry = row.entry
     node = graph.node(entry.id)
     header = [glyph(HEAD if row.is_head else row.state), " ", (sanitize_line(entry.id), "bold"), "  ",
@@ -67,6 +68,8 @@ def describe_turn(graph: SessionGraph, row: TurnRow) -> Content:
         links += ["  ·  followed by ", (shown + (" …" if len(children) > 8 else ""), "bold")]
     if links:
         lines.append(_line(*links))
+    if writes is not None:
+        lines.append(_line(("w writes the branch ending at ", "$muted-text"), (sanitize_line(writes), "bold")))
     note = STATE_NOTES.get(row.state)
     if row.state == ELSEWHERE:
         lines.append(_line(("marked by ", "$muted-text"), sanitize_line(row.foreign_mark or ""),

@@ -275,9 +275,26 @@ class SessionsScreen(Screen):
             self._show_turn(graph_view.current_row)
 
     def _show_turn(self, row: TurnRow) -> None:
-        """A turn in the detail pane: a bounded preview, the whole on `o`."""
+        """A turn in the detail pane: a bounded preview, the whole on `o`, and the branch `w` writes."""
         assert self.graph is not None
-        self._show_detail(describe_turn(self.graph, row), turn=row.id)
+        self._show_detail(describe_turn(self.graph, row, writes=self._branch_through(row.id)), turn=row.id)
+
+    def _branch_through(self, node_id: str) -> str | None:
+        """The branch a turn belongs to for `w`: the selected branch if it passes there, else the
+        first live branch through it (the head's first); None for a rewound turn or a summary."""
+        assert self.graph is not None
+        tips = [b.tip for b in self.graph.branches_through(node_id)]
+        selected = self.query_one(BranchGraph).selected_tip
+        return selected if selected in tips else (tips[0] if tips else None)
+
+    def write_target(self) -> str | None:
+        """What `w` writes: the branch of the turn under the graph's cursor while the detail
+        shows a turn, otherwise the branch selected in the list."""
+        if self.graph is None:
+            return None
+        if self.detail_turn is not None:
+            return self._branch_through(self.detail_turn)
+        return self.query_one(BranchGraph).selected_tip
 
     def _show_detail(self, content: Content, *, turn: str | None = None, wrap: bool = True) -> None:
         self.query_one(DetailPane).show(content, wrap=wrap)
@@ -324,10 +341,11 @@ class SessionsScreen(Screen):
         self.load_sessions()
 
     def action_write_branch(self) -> None:
-        """Write the selected branch now: every pending turn, batch by batch (a forced write)."""
-        tip = self.query_one(BranchGraph).selected_tip
+        """Write the highlighted branch now (`write_target`): every pending turn, batch by batch
+        (a forced write)."""
+        tip = self.write_target()
         if self.graph is None or tip is None or self.graph.branch(tip) is None:
-            self.notify("Select a session and one of its branches first.", severity="warning")
+            self.notify("Select a session and one of its branches (or a turn on one) first.", severity="warning")
             return
         from .model import WriteJob
 
