@@ -4,18 +4,23 @@ Usage: python bench/recall.py PATH... (LoCoMo conversation files, e.g. the devel
 split in ../shared/data/locomo-dev/; that folder is the default when it exists). The data
 is read where it lies, never copied into the project.
 
-Per conversation, in a fresh state directory: each LoCoMo session becomes a session
-(speaker A as the user, B as the assistant, their names as the session's speakers, the
-session's date as the turns' time), written with the built-in offline model (`finish`
-per session, then one `sleep`). Then every question of categories 1-4 is searched (top
+Two shapes (bench/locomo_shapes.py), each per conversation in a fresh state directory:
+`speakers` (each LoCoMo session a session made through the store, speaker A as the user,
+B as the assistant, their names as the session's speakers) and `imported` (the same
+sessions as Claude Code transcript files, turns "Name: text", a working directory, no
+speakers metadata, brought in by `scriptorium import claude-code`). Turns carry the
+session's date as their time; the built-in offline model writes them (`finish` per
+session, then one `sleep`). Then every question of categories 1-4 is searched (top
 5). A question's evidence turn is recalled when a hit's block, or a record it cites,
 holds it; a question scores the share of its evidence turns recalled. Beside it, on the
-same questions, plain BM25 (the same tokenizer and ranking) over the raw turns, given
-as many words as the five hits hold (turns in rank order, each that still fits in the
-words left). Memory words are the words of every topic file
-(footnotes included); transcript words those of the turns.
+same questions, plain BM25 (the same tokenizer and ranking) over the raw turns as the
+session holds them (with "Name: " in the imported shape), given as many words as the
+five hits hold (turns in rank order, each that still fits in the words left). Memory
+words are the words of every topic file (footnotes included); transcript words those
+of the turns.
 Last line: {"questions", "memory_recall5", "raw_recall_equal_words",
-"memory_over_transcript_words", "write_cpu_s"}.
+"memory_over_transcript_words", "write_cpu_s", "speakers_ratio"} for the speakers shape
+and the same with an "imported_" prefix (and "imported_ratio") for the imported one.
 """
 
 from __future__ import annotations
@@ -24,65 +29,19 @@ import json
 import re
 import sys
 import tempfile
-import time
-from datetime import datetime, timezone
 from pathlib import Path
 
+from locomo_shapes import DEFAULT_DATA, SHAPES, build, load, node_id, write
 from scriptorium.core.search import SearchIndex, memory_get, tokenize
 from scriptorium.core.search.ranking import Bm25Index
-from scriptorium.core.sessions.store import SessionStore
-from scriptorium.core.writer import finish, sleep
 
-DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "locomo-dev"
 TOP_K = 5
 CATEGORIES = (1, 2, 3, 4)
 _MARKS = re.compile(r"\[\^[^\]]*\]|(?<=\s)\^[0-9a-f]{8}\b")
 
 
-def turn_text(turn: dict) -> str:
-    return turn["text"]  # shared photos' captions are the dataset's, not what was said
-
-
-def session_time(stamp: str) -> float:
-    when = datetime.strptime(stamp.strip(), "%I:%M %p on %d %B, %Y")
-    return when.replace(tzinfo=timezone.utc).timestamp()
-
-
-def node_id(dia_id: str) -> str:
-    return "d" + dia_id.replace(":", "-")
-
-
 def words(text: str) -> int:
     return len(text.split())
-
-
-def build(conv: dict, state: Path) -> tuple[SessionStore, dict[str, str], float]:
-    """Write every session; returns the store, turn texts by dia_id, and the write CPU seconds."""
-    store = SessionStore(state)
-    a, b = conv["speaker_a"], conv["speaker_b"]
-    turns: dict[str, str] = {}
-    cpu = 0.0
-    numbers = sorted(int(k.split("_")[1]) for k in conv if re.fullmatch(r"session_\d+", k) and conv[k])
-    for n in numbers:
-        start = session_time(conv[f"session_{n}_date_time"])
-        sid = store.create_session(f"LoCoMo session {n}", session_id=f"s{n:02d}", speakers={"user": a, "assistant": b})
-        with store.batch(sid, message="locomo"):
-            for i, turn in enumerate(conv[f"session_{n}"]):
-                text = turn_text(turn)
-                turns[turn["dia_id"]] = text
-                store.append(sid, "user" if turn["speaker"] == a else "assistant", text, node_id=node_id(turn["dia_id"]),
-                             created_at=start + i)
-        t = time.process_time()
-        result = finish(store, sid)
-        cpu += time.process_time() - t
-        if result.outcome != "ok":
-            print(f"  session {n}: {result.code}: {result.message}", file=sys.stderr)
-    t = time.process_time()
-    slept = sleep(state)
-    cpu += time.process_time() - t
-    if slept.outcome != "ok":
-        print(f"  sleep: {slept.code}: {slept.message}", file=sys.stderr)
-    return store, turns, cpu
 
 
 def evaluate(conv: dict, state: Path, turns: dict[str, str]) -> tuple[int, float, float]:
@@ -126,39 +85,52 @@ def memory_words(state: Path) -> int:
     return sum(words(p.read_text(encoding="utf-8")) for p in (state / "memory" / "topics").rglob("*.md"))
 
 
-def main(argv: list[str]) -> int:
-    paths = [Path(p) for p in argv] or sorted(DEFAULT_DATA.glob("*.json"))
-    if not paths:
-        print("usage: python bench/recall.py LOCOMO_CONVERSATION.json ...", file=sys.stderr)
-        return 2
+def run_shape(shape: str, paths: list[Path]) -> dict:
+    """One shape over every conversation: its table printed, its totals returned."""
     rows = []
     totals = {"questions": 0, "memory": 0.0, "raw": 0.0, "memory_words": 0, "transcript_words": 0, "cpu": 0.0}
     for path in paths:
-        conv = json.loads(path.read_text(encoding="utf-8"))
-        conv = conv.get("conversation", conv)  # the original locomo10.json nests it
-        qa = conv.get("qa") or json.loads(path.read_text(encoding="utf-8")).get("qa", [])
-        conv = {**conv, "qa": qa}
+        conv = load(path)
         with tempfile.TemporaryDirectory() as tmp:
             state = Path(tmp) / "state"
-            _, turns, cpu = build(conv, state)
-            n, mem, raw = evaluate(conv, state, turns)
-            mw, tw = memory_words(state), sum(words(t) for t in turns.values())
+            built = build(shape, conv, state)
+            cpu = write(built, state)
+            n, mem, raw = evaluate(conv, state, built.turns)
+            mw, tw = memory_words(state), sum(words(t) for t in built.turns.values())
         rows.append((path.stem, n, mem / max(n, 1), raw / max(n, 1), mw / max(tw, 1), cpu))
         for key, value in (("questions", n), ("memory", mem), ("raw", raw), ("memory_words", mw),
                            ("transcript_words", tw), ("cpu", cpu)):
             totals[key] += value
-    print(f"{'conversation':<14}{'questions':>10}{'memory@5':>10}{'raw@words':>11}{'mem/transcript':>16}{'write cpu s':>13}")
-    for name, n, mem, raw, ratio, cpu in rows:
-        print(f"{name:<14}{n:>10}{mem:>10.3f}{raw:>11.3f}{ratio:>16.2f}{cpu:>13.1f}")
     q = max(totals["questions"], 1)
     summary = {"questions": totals["questions"], "memory_recall5": round(totals["memory"] / q, 4),
                "raw_recall_equal_words": round(totals["raw"] / q, 4),
                "memory_over_transcript_words": round(totals["memory_words"] / max(totals["transcript_words"], 1), 4),
                "write_cpu_s": round(totals["cpu"], 2)}
+    summary["ratio"] = round(summary["memory_recall5"] / max(summary["raw_recall_equal_words"], 1e-9), 3)
+    print(f"shape: {shape}")
+    print(f"{'conversation':<14}{'questions':>10}{'memory@5':>10}{'raw@words':>11}{'mem/transcript':>16}{'write cpu s':>13}")
+    for name, n, mem, raw, ratio, cpu in rows:
+        print(f"{name:<14}{n:>10}{mem:>10.3f}{raw:>11.3f}{ratio:>16.2f}{cpu:>13.1f}")
     print(f"{'all':<14}{summary['questions']:>10}{summary['memory_recall5']:>10.3f}"
           f"{summary['raw_recall_equal_words']:>11.3f}{summary['memory_over_transcript_words']:>16.2f}"
-          f"{summary['write_cpu_s']:>13.1f}")
-    print(json.dumps(summary))
+          f"{summary['write_cpu_s']:>13.1f}   memory/raw {summary['ratio']:.2f}x")
+    return summary
+
+
+def main(argv: list[str]) -> int:
+    paths = [Path(p) for p in argv] or sorted(DEFAULT_DATA.glob("*.json"))
+    if not paths:
+        print("usage: python bench/recall.py LOCOMO_CONVERSATION.json ...", file=sys.stderr)
+        return 2
+    result: dict = {}
+    for shape in SHAPES:
+        summary = run_shape(shape, paths)
+        if shape == "speakers":  # the first shape keeps the original keys
+            result.update({k: v for k, v in summary.items() if k != "ratio"})
+            result["speakers_ratio"] = summary["ratio"]
+        else:
+            result.update({f"{shape}_{k}": v for k, v in summary.items() if k != "questions"})
+    print(json.dumps(result))
     return 0
 
 
