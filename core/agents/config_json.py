@@ -128,6 +128,55 @@ def remove_hooks(text: str, is_ours: Callable[[str], bool], created: list[KeyPat
             if not load(text, "settings")["hooks"] and made_by_us(created, ["hooks"]):
                 text = json_text.remove(text, ["hooks"])
                 forget(created, ["hooks"])
+def add_strings(text: str, path: KeyPath, values: list[str], created: list[KeyPath]) -> str:
+    """Each of `values` appended to the string list at `path` (objects and the list made as
+    needed, noted in `created`); values already there are left alone."""
+    doc = load(text, "settings")
+    node: Any = doc
+    for depth, key in enumerate(path):
+        child = node.get(key) if isinstance(node, dict) else None
+        if child is None:
+            rest: Any = [v for v in values]
+            for inner in reversed(path[depth + 1:]):
+                rest = {inner: rest}
+            created.append(path[: depth + 1])
+            return json_text.add_member(text, path[:depth], str(key), rest)
+        if not isinstance(child, dict if depth < len(path) - 1 else list):
+            raise ConfigError(f'"{".".join(map(str, path[: depth + 1]))}" is not the {"object" if depth < len(path) - 1 else "list"} expected')
+        node = child
+    for value in values:
+        if value not in node:
+            text = json_text.append(text, path, value)
+            node.append(value)
+            created.append([*path, value])  # ours to take out again (one the user had stays theirs)
+    return text
+
+
+def remove_strings(text: str, path: KeyPath, values: list[str], created: list[KeyPath] | None) -> str:
+    """`values` taken out of the string list at `path`; containers that held only them and
+    that our install made go too."""
+    while True:
+        node: Any = load(text, "settings")
+        for key in path:
+            node = node.get(key) if isinstance(node, dict) else None
+        if not isinstance(node, list):
+            return text
+        found = next((i for i, v in enumerate(node) if v in values and made_by_us(created, [*path, v])), None)
+        if found is None:
+            break
+        forget(created, [*path, node[found]])
+        text = json_text.remove(text, [*path, found])
+    for depth in range(len(path), 0, -1):
+        node = load(text, "settings")
+        for key in path[:depth]:
+            node = node.get(key) if isinstance(node, dict) else None
+        if node or node is None or not made_by_us(created, path[:depth]):
+            break
+        text = json_text.remove(text, path[:depth])
+        forget(created, path[:depth])
+    return text
+
+
 def hook_commands(doc: dict[str, Any], is_ours: Callable[[str], bool]) -> list[str]:
     """The command lines of our handlers."""
     hooks = doc.get("hooks")

@@ -68,13 +68,30 @@ def _settings_edit(target: Target, action: str) -> Edit:
         if action == "install":
             commands = {name: target.line("hook", AGENT, event) for name, event in EVENTS.items()}
             after = config_json.add_hooks(text, commands, _ours, TIMEOUT, record.keys)
+            after = config_json.remove_strings(after, PERMISSIONS, tool_permissions(ask=False), record.keys)
+            after = config_json.add_strings(after, PERMISSIONS, tool_permissions(ask=target.remember == "ask"),
+                                            record.keys)
+            if after == text:
+                return before
         else:
             after = config_json.remove_hooks(text, _ours, record.added())
+            after = config_json.remove_strings(after, PERMISSIONS, tool_permissions(ask=False), record.added())
             if after == text:
                 return before
         return _result(after, before, record)
 
     return edit
+
+
+PERMISSIONS = ["permissions", "allow"]
+
+
+def tool_permissions(*, ask: bool) -> list[str]:
+    """The permission rules that let our tools run without a prompt (`claude -p` denies any
+    tool without one): the read tools always, memory_remember unless the user wants to be asked."""
+    from .mcp_server import READ_TOOLS, WRITE_TOOLS
+
+    return [f"mcp__{SERVER}__{name}" for name in READ_TOOLS + (() if ask else WRITE_TOOLS)]
 
 
 def _mcp_edit(target: Target, action: str) -> Edit:

@@ -139,7 +139,8 @@ def test_claude_code_round_trip_keeps_other_hooks_servers_and_layout(home, tmp_p
     assert run(state, "install", "claude-code") == 0
     settings = json.loads((home / ".claude" / "settings.json").read_text())
     assert list(settings) == ["permissions", "hooks", "model"]  # key order kept
-    assert settings["permissions"] == {"allow": ["Bash(npm run lint)"]}
+    assert settings["permissions"] == {"allow": ["Bash(npm run lint)", "mcp__scriptorium__memory_search",
+                                                 "mcp__scriptorium__memory_get", "mcp__scriptorium__memory_core"]}
     hooks = settings["hooks"]
     assert hooks["PreToolUse"] == json.loads(CLAUDE_SETTINGS)["hooks"]["PreToolUse"]
     assert hooks["SessionStart"][0]["hooks"][0]["command"] == "cat .claude/session-context.md"  # theirs first
@@ -362,9 +363,10 @@ def test_claude_code_round_trip_is_byte_identical_in_every_formatting(home, tmp_
     assert run(state, "install", "claude-code") == 0
     installed = settings.read_bytes().decode()
     assert set(json.loads(installed)["hooks"]) >= {"SessionStart", "Stop", "SessionEnd"}
+    kept = [line.rstrip(",") for line in installed.splitlines()]  # a member added after a line gives it a comma
     for line in original.splitlines():
-        if '"hooks"' not in line and '"Stop"' not in line and line != "{}":  # the user's own lines are untouched
-            assert line in installed.splitlines(), line
+        if not any(ours in line for ours in ('"hooks"', '"Stop"', '"allow"')) and line != "{}":  # the user's own lines
+            assert line.rstrip(",") in kept, line
     assert run(state, "uninstall", "claude-code") == 0
     assert settings.read_bytes() == original.encode()
 
@@ -434,3 +436,20 @@ def test_install_refuses_the_demo_state_unless_forced(home, tmp_path, capsys):
     assert not (home / ".claude").exists() and not (home / ".claude.json").exists()
     assert run(demo, "install", "claude-code", "--force") == 0
     assert run(demo, "uninstall", "claude-code") == 0  # taking it out again is never refused
+
+
+def test_claude_code_install_lets_the_read_tools_run_and_keeps_a_rule_the_user_had(home, tmp_path):
+    """Before: `claude -p` denied every memory tool ("Claude requested permissions to use …")."""
+    settings = home / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    original = '{\n  "permissions": {\n    "allow": [\n      "mcp__scriptorium__memory_get"\n    ]\n  }\n}\n'
+    settings.write_text(original)
+    state = tmp_path / "state"
+    assert run(state, "install", "claude-code", "--remember", "allow") == 0
+    allow = json.loads(settings.read_text())["permissions"]["allow"]
+    assert allow == ["mcp__scriptorium__memory_get", "mcp__scriptorium__memory_search", "mcp__scriptorium__memory_core",
+                     "mcp__scriptorium__memory_remember"]
+    assert run(state, "install", "claude-code") == 0  # remember asks again: its rule goes
+    assert "mcp__scriptorium__memory_remember" not in json.loads(settings.read_text())["permissions"]["allow"]
+    assert run(state, "uninstall", "claude-code") == 0
+    assert settings.read_text() == original  # the rule the user had is theirs

@@ -17,7 +17,11 @@ into each provider's answer, streamed or not:
   vLLM, llama.cpp's server), JSON or SSE `chat.completion.chunk`s;
 * `anthropic_messages`: the Anthropic Messages API (`/v1/messages`), JSON or SSE
   events (`message_start`, `content_block_*` with `text_delta`/`input_json_delta`);
-* `ollama_chat`: Ollama's `/api/chat`, JSON or NDJSON lines.
+* `ollama_chat`: Ollama's `/api/chat`, JSON or NDJSON lines;
+* `openai_responses`: the OpenAI Responses API (`/v1/responses`, what Codex speaks),
+  JSON or SSE events (`response.created`, `response.output_item.*`,
+  `response.output_text.delta`, `response.function_call_arguments.delta`,
+  `response.completed`).
 
 Error answers (`error(status, ...)`, with the provider's error shape and headers such
 as `retry-after`) are plain `Json` steps. Another protocol (OpenAI Responses, say) is
@@ -37,7 +41,7 @@ from typing import Any
 
 __all__ = [
     "Cut", "Json", "Request", "Response", "ScriptedServer", "Stall", "Stream", "Turn", "anthropic_messages",
-    "error", "ollama_chat", "openai_chat", "sse",
+    "error", "ollama_chat", "openai_chat", "openai_responses", "sse",
 ]
 
 
@@ -385,6 +389,56 @@ def ollama_chat(turn: Turn, *, model: str = "llama3.1", stream: bool = False,
     lines.append({**final, "message": {"role": "assistant", "content": ""}})
     return Stream([json.dumps(line).encode() + b"\n" for line in lines], content_type="application/x-ndjson",
                   cut_after=cut_after)
+
+
+def openai_responses(turn: Turn, *, model: str = "gpt-5", stream: bool = True, call_prefix: str = "call",
+                     cut_after: int | None = None) -> Response:
+    """An OpenAI Responses answer: a message item and/or function_call items (or their SSE events)."""
+    items: list[dict[str, Any]] = []
+    if turn.text:
+        items.append({"type": "message", "id": "msg_scripted", "status": "completed", "role": "assistant",
+                      "content": [{"type": "output_text", "text": turn.text, "annotations": []}]})
+    for i, (name, _args) in enumerate(turn.calls):
+        items.append({"type": "function_call", "id": f"fc_{i}", "call_id": f"{call_prefix}_{i}", "name": name,
+                      "arguments": turn.arguments(i), "status": "completed"})
+    usage = {"input_tokens": turn.input_tokens, "output_tokens": turn.output_tokens,
+             "total_tokens": turn.input_tokens + turn.output_tokens,
+             "input_tokens_details": {"cached_tokens": 0}, "output_tokens_details": {"reasoning_tokens": 0}}
+    response = {"id": "resp_scripted", "object": "response", "created_at": int(time.time()), "model": model,
+                "status": "completed", "output": items, "usage": usage}
+    if not stream:
+        return Json(response, cut_after=cut_after)
+    events: list[tuple[str, Any]] = [("response.created", {"type": "response.created", "response": {
+        **response, "status": "in_progress", "output": [], "usage": None}})]
+    for index, item in enumerate(items):
+        opened = {**item, "status": "in_progress"}
+        if item["type"] == "message":
+            opened["content"] = []
+        else:
+            opened["arguments"] = ""
+        events.append(("response.output_item.added", {"type": "response.output_item.added", "output_index": index,
+                                                      "item": opened}))
+        if item["type"] == "message":
+            text = item["content"][0]["text"]
+            events.append(("response.content_part.added", {"type": "response.content_part.added", "item_id": item["id"],
+                                                           "output_index": index, "content_index": 0,
+                                                           "part": {"type": "output_text", "text": "", "annotations": []}}))
+            events += [("response.output_text.delta", {"type": "response.output_text.delta", "item_id": item["id"],
+                                                       "output_index": index, "content_index": 0, "delta": piece})
+                       for piece in _chunks(text)]
+            events.append(("response.output_text.done", {"type": "response.output_text.done", "item_id": item["id"],
+                                                          "output_index": index, "content_index": 0, "text": text}))
+        else:
+            events += [("response.function_call_arguments.delta", {
+                "type": "response.function_call_arguments.delta", "item_id": item["id"], "output_index": index,
+                "delta": piece}) for piece in _chunks(item["arguments"])]
+            events.append(("response.function_call_arguments.done", {
+                "type": "response.function_call_arguments.done", "item_id": item["id"], "output_index": index,
+                "arguments": item["arguments"]}))
+        events.append(("response.output_item.done", {"type": "response.output_item.done", "output_index": index,
+                                                     "item": item}))
+    events.append(("response.completed", {"type": "response.completed", "response": response}))
+    return Stream(sse(events), cut_after=cut_after)
 
 
 _ERROR_TYPES = {400: "invalid_request_error", 401: "authentication_error", 403: "permission_error",
