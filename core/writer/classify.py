@@ -37,6 +37,7 @@ class Failure:
     code: str
     retryable: bool
     message: str
+    retry_after_s: float | None = None  # how long the provider asked to wait (its retry-after), when it said
 
     @property
     def outcome(self) -> Outcome:
@@ -59,6 +60,7 @@ class PassResult(Generic[B]):
     message: str
     batches: list[B] = field(default_factory=list)
     skipped: list[Any] = field(default_factory=list)  # names.Skipped: topic files left alone for their names
+    retry_after_s: float | None = None  # retryable: the wait the model's provider asked for
 
     @property
     def exit_code(self) -> int:
@@ -67,7 +69,8 @@ class PassResult(Generic[B]):
     def to_json(self) -> dict[str, Any]:
         return {"outcome": self.outcome, "code": self.code, "message": self.message,
                 "batches": [b.to_json() for b in self.batches],
-                **({"skipped": [s.to_json() for s in self.skipped]} if self.skipped else {})}
+                **({"skipped": [s.to_json() for s in self.skipped]} if self.skipped else {}),
+                **({"retry_after_s": self.retry_after_s} if self.retry_after_s is not None else {})}
 
 
 def classify(exc: BaseException) -> Failure:
@@ -78,6 +81,15 @@ def classify(exc: BaseException) -> Failure:
     if failure.retryable and (_lasting_os_error(exc) or _lasting_git_error(exc)):
         return Failure(failure.code, False, failure.message)
     return failure
+
+
+def stated_failure(exc: BaseException) -> Failure | None:
+    """An exception that names its own code and verdict (`code`, `retryable`): the agent
+    loop's account of what a model did, a rejected repair."""
+    code, retryable = getattr(exc, "code", None), getattr(exc, "retryable", None)
+    if isinstance(code, str) and code in CODES and isinstance(retryable, bool):
+        return Failure(code, retryable, _message(exc))
+    return None
 
 
 # What git says when the fault is in the machine's setup or the repository itself: no retry
@@ -123,6 +135,9 @@ def _classify(exc: BaseException) -> Failure:
     model = _model_failure(exc, message)
     if model is not None:
         return model
+    stated = stated_failure(exc)
+    if stated is not None:
+        return stated
     if isinstance(exc, TimeoutError):
         return Failure("MODEL_TIMEOUT", True, message)
     if isinstance(exc, ConnectionError):
@@ -143,6 +158,28 @@ def _model_failure(exc: BaseException, message: str) -> Failure | None:
         return None
     import litellm
 
+    failure = _litellm_failure(litellm, exc, message)
+    wait = _retry_after(exc) if failure.retryable else None
+    return Failure(failure.code, failure.retryable, failure.message, wait)
+
+
+# What providers say when the request did not fit the window, whatever status they give it
+# (Ollama and OpenAI-compatible servers answer a plain 400 or 500)
+_CONTEXT_SIGNS = ("context length", "context window", "context_length", "maximum context", "too many tokens",
+                  "prompt is too long", "exceeds the context")
+_CREDENTIAL_SIGNS = ("missing credentials", "api key", "api_key", "no key is set")
+_TRANSPORT_TYPES = ("APIConnectionError", "ConnectError", "ReadError", "RemoteProtocolError", "WriteError",
+                    "MidStreamFallbackError")
+
+
+def _litellm_failure(litellm: Any, exc: BaseException, message: str) -> Failure:
+    lower = message.lower()
+    if not isinstance(exc, (litellm.Timeout, litellm.RateLimitError)) and any(s in lower for s in _CONTEXT_SIGNS):
+        return Failure("MODEL_CONTEXT_LENGTH", False, message)
+    if isinstance(exc, litellm.InternalServerError) and any(sign in lower for sign in _CREDENTIAL_SIGNS):
+        return Failure("MODEL_AUTHENTICATION", False, message)  # the OpenAI SDK's missing key, raised as a 500
+    if not isinstance(exc, litellm.Timeout) and _cut(exc):
+        return Failure("MODEL_TRANSPORT", True, message)  # the connection failed or was cut: not the provider's 5xx
     checks: list[tuple[type, str, bool]] = [
         (litellm.ContextWindowExceededError, "MODEL_CONTEXT_LENGTH", False),
         (litellm.ContentPolicyViolationError, "MODEL_CONTENT_POLICY", False),
@@ -160,6 +197,10 @@ def _model_failure(exc: BaseException, message: str) -> Failure | None:
     for cls, code, retryable in checks:
         if isinstance(exc, cls):
             return Failure(code, retryable, message)
+    return _status_failure(exc, message)
+
+
+def _status_failure(exc: BaseException, message: str) -> Failure:
     status = getattr(exc, "status_code", None)
     if isinstance(status, int):  # a provider error litellm did not map (or one raised behind the seam)
         if status in _STATUS:
@@ -170,6 +211,50 @@ def _model_failure(exc: BaseException, message: str) -> Failure | None:
         if 400 <= status < 500:
             return Failure("MODEL_INVALID_REQUEST", False, message)
     return Failure("MODEL_FAILURE_UNKNOWN", True, message)
+
+
+def _cut(exc: BaseException) -> bool:
+    """Whether the exception, or one it was raised from, is a failed or cut connection."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if type(current).__name__ in _TRANSPORT_TYPES or isinstance(current, ConnectionError):
+            return True
+        text = str(current).lower()
+        if "connection error" in text or "peer closed connection" in text or "server disconnected" in text:
+            return True
+        current = current.__cause__ or current.__context__
+    return False
+
+
+def _retry_after(exc: BaseException) -> float | None:
+    """The provider's `retry-after` (seconds, or an HTTP date) or `retry-after-ms`, as litellm kept it."""
+    headers: Any = getattr(exc, "litellm_response_headers", None)
+    if headers is None:
+        headers = getattr(getattr(exc, "response", None), "headers", None)
+    if headers is None:
+        return None
+    try:
+        millis = headers.get("retry-after-ms")
+        if millis is not None:
+            return max(0.0, float(millis) / 1000)
+        value = headers.get("retry-after")
+    except (AttributeError, TypeError, ValueError):
+        return None
+    if value is None:
+        return None
+    try:
+        return max(0.0, float(value))
+    except (TypeError, ValueError):
+        pass
+    from email.utils import parsedate_to_datetime
+    from datetime import datetime, timezone
+
+    try:
+        return max(0.0, (parsedate_to_datetime(str(value)) - datetime.now(timezone.utc)).total_seconds())
+    except (TypeError, ValueError):
+        return None
 
 
 _STATUS = {401: ("MODEL_AUTHENTICATION", False), 403: ("MODEL_AUTHORIZATION", False), 408: ("MODEL_TIMEOUT", True),

@@ -18,7 +18,8 @@ from typing import Any
 from ..memory import Diagnostic, SourceIndex, Transaction, TransactionResult
 from ..paths import StatePaths
 from ..redact import for_state as redactor_for
-from .agent import run_agent
+from .agent import ModelMisbehaved, run_agent
+from .model import context_window, model_endpoint
 from .progress import Monitor
 from .prompts import CONTRACT, repair_task
 from ..writer_status import append_history
@@ -56,6 +57,8 @@ def edit_with_repair(txn: Transaction, *, paths: StatePaths, model: str, task: s
     audit: list[dict[str, Any]] = []
     redactor = redactor_for(paths.root)
     prompt = task = redactor.text(task)
+    endpoint = model_endpoint(paths.root)
+    window = context_window(model, endpoint)
     for attempt in (1, 2):
         box = TopicTools(txn.topics_dir, _source_lookup(txn), tools)
         name = stage if attempt == 1 else f"{stage}-repair"
@@ -63,7 +66,11 @@ def edit_with_repair(txn: Transaction, *, paths: StatePaths, model: str, task: s
             monitor.enter(name)
         try:
             run = run_agent(model=model, system=CONTRACT, prompt=prompt, tools=box, stage=name, turns=turns,
-                            timeout=timeout, monitor=monitor, redactor=redactor)
+                            timeout=timeout, monitor=monitor, redactor=redactor, endpoint=endpoint, window=window)
+        except ModelMisbehaved as exc:  # the run as far as it went: what the model did is the story
+            append_history(paths, {**exc.run.history_entry(), "model": model, "audit": exc.run.audit,
+                                   "error": f"{exc.code}: {exc}"})
+            raise
         except Exception as exc:
             append_history(paths, {"stage": name, "system_prompt": CONTRACT, "prompt": prompt,
                                    "error": f"{type(exc).__name__}: {exc}", "turns": turns})
@@ -74,6 +81,7 @@ def edit_with_repair(txn: Transaction, *, paths: StatePaths, model: str, task: s
             txn.retire(block_id, reason)
         if monitor is not None:
             monitor.enter("validate" if txn.preview else "install")
+        txn.model_usage = model_usage(model, audit)
         result = txn.commit()
         if result.ok:
             audit.append({"tool": "commit", "status": "ok", "count": len(result.changed_topics),
@@ -87,6 +95,15 @@ def edit_with_repair(txn: Transaction, *, paths: StatePaths, model: str, task: s
                 reapply(txn)
             prompt = repair_task(task, problems(result.diagnostics), rejected)
     raise Rejected(result, audit)
+
+
+def model_usage(model: str, audit: list[dict[str, Any]]) -> dict[str, Any]:
+    """The model's tokens in and out and litellm's cost over the runs of an audit (cost None: no price known)."""
+    runs = [e for e in audit if e.get("tool") == "agent"]
+    costs = [e["cost_usd"] for e in runs if isinstance(e.get("cost_usd"), (int, float))]
+    return {"id": model, "input_tokens": sum(int(e.get("input_tokens") or 0) for e in runs),
+            "output_tokens": sum(int(e.get("output_tokens") or 0) for e in runs),
+            "cost_usd": round(sum(costs), 8) if costs else None}
 
 
 def problems(diagnostics: list[Diagnostic]) -> str:

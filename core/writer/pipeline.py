@@ -19,6 +19,7 @@ for it, or for the workspace lock, is `retryable`.
 
 from __future__ import annotations
 
+import json
 import time
 from collections import Counter
 from collections.abc import Iterator
@@ -36,10 +37,11 @@ from ..sessions.records import records_for
 from ..sessions.store import SessionBusy, SessionError, SessionStore
 from .classify import Failure, PassResult, classify
 from .counters import batch_written, sleep_due
-from .editing import Rejected, changed_files, edit_with_repair
+from .agent import ModelMisbehaved, describe_calls
+from .editing import Rejected, changed_files, edit_with_repair, model_usage
 from .migration import migrate, needs_migration
-from .model import model_timeout, resolve_model
-from .prompts import NOTHING_TO_KEEP, Evidence, SessionContext, session_context, write_task
+from .model import context_window, model_endpoint, model_timeout, resolve_model
+from .prompts import CONTRACT, NOTHING_TO_KEEP, Evidence, SessionContext, session_context, write_task
 from .reorganize import organize
 from ..writer_status import record_outcome, record_session_outcome
 from .tools import EDIT_TOOLS, WRITER_TOOLS
@@ -55,14 +57,18 @@ class BatchResult:
     changed_files: list[str]
     commit: str | None
     redactions: dict[str, int] = field(default_factory=dict)  # redacted secrets in the batch's evidence, by kind
+    model: dict[str, Any] | None = None  # model_usage(): id, input_tokens, output_tokens, cost_usd
 
     def to_json(self) -> dict[str, Any]:
         return {"turns": self.turns, "changed_files": self.changed_files, "commit": self.commit,
-                "redactions": self.redactions}
+                "redactions": self.redactions, **({"model": self.model} if self.model is not None else {})}
 
 
 class WriteResult(PassResult[BatchResult]):
-    """ok codes: "WRITTEN" | "NOTHING_PENDING" | "BELOW_THRESHOLD"."""
+    """ok codes: "WRITTEN" | "NOTHING_PENDING" | "BELOW_THRESHOLD". `model`: what the pass's
+    model runs cost, failed ones included (None: no model was called)."""
+
+    model: dict[str, Any] | None = None
 
     @property
     def redactions(self) -> dict[str, int]:
@@ -72,7 +78,34 @@ class WriteResult(PassResult[BatchResult]):
         return dict(total.most_common())
 
     def to_json(self) -> dict[str, Any]:
-        return {**super().to_json(), "redactions": self.redactions}
+        return {**super().to_json(), "redactions": self.redactions,
+                **({"model": self.model} if self.model is not None else {})}
+
+
+def batch_limit(window: int | None) -> int | None:
+    """The most tokens a batch's turns may hold for a model with this context window: half
+    of what the contract and the tools' schemas leave (the other half is the memory core,
+    the topics the writer reads, tool results and its answers). None: no window known."""
+    if window is None:
+        return None
+    from ..tokens import count_tokens
+    from .tools import SCHEMAS
+
+    fixed = count_tokens(CONTRACT) + count_tokens(json.dumps([SCHEMAS[n] for n in WRITER_TOOLS]))
+    return max(1, (window - fixed) // 2)
+
+
+def fit(batch: list[PendingTurn], limit: int | None) -> list[PendingTurn]:
+    """The leading turns of `batch` within `limit` tokens (the first turn always: alone, a
+    turn over the window is refused by the agent loop before anything is sent)."""
+    if limit is None:
+        return batch
+    total = 0
+    for i, turn in enumerate(batch):
+        total += turn.tokens
+        if total > limit:
+            return batch[: max(i, 1)]
+    return batch
 
 
 class _Stop(Exception):
@@ -137,6 +170,7 @@ class _Run:
         self.batches: list[BatchResult] = []
         self.notes: list[str] = []
         self.below: tuple[int, int] | None = None  # (pending tokens, threshold) of a skipped pass
+        self.usage: list[dict[str, Any]] = []  # model_usage() of every batch's runs, failed ones included
 
     def run(self, sid: str, tip: str | None, body: Any) -> WriteResult:
         try:
@@ -152,6 +186,7 @@ class _Run:
                 self.model = resolve_model(self.state_dir, self.model_arg)
                 self.timeout = model_timeout(self.state_dir)
                 self.threshold = trigger_tokens(self.state_dir)
+                self.limit: int | None = None
                 body(self)
             result = self._ok()
         except _Stop as stop:
@@ -164,6 +199,7 @@ class _Run:
             result = self._failed(classify(exc))
         if hasattr(self, "ws"):  # the pass left them alone; the caller can rename them
             result.skipped = self.ws.topic_files().skipped
+        result.model = self._usage()
         if result.outcome == "ok" and self.batches:
             record_outcome(self.paths, True)
         elif result.outcome != "ok":
@@ -172,6 +208,20 @@ class _Run:
             record_session_outcome(self.paths, sid, result.code if result.outcome == "permanent" else None,
                                    result.message)
         return result
+
+    def _usage(self) -> dict[str, Any] | None:
+        if not self.usage:
+            return None
+        costs = [u["cost_usd"] for u in self.usage if u.get("cost_usd") is not None]
+        return {"id": self.usage[-1]["id"], "input_tokens": sum(u["input_tokens"] for u in self.usage),
+                "output_tokens": sum(u["output_tokens"] for u in self.usage),
+                "cost_usd": round(sum(costs), 8) if costs else None}
+
+    def _batch_limit(self) -> int | None:
+        """The model's context window, cut once per pass (asking litellm imports it: only on the first batch)."""
+        if self.limit is None:
+            self.limit = batch_limit(context_window(self.model, model_endpoint(self.state_dir))) or 0
+        return self.limit or None
 
     def _check_input(self, sid: str, tip: str | None) -> None:
         if not isinstance(sid, str) or not sid:
@@ -197,7 +247,9 @@ class _Run:
 
     def _failed(self, failure: Failure) -> WriteResult:
         done = f" (after {len(self.batches)} written batch(es))" if self.batches else ""
-        return WriteResult(failure.outcome, failure.code, failure.message + done, self.batches)
+        wait = "" if failure.retry_after_s is None else f"; the provider asks to wait {failure.retry_after_s:g} s"
+        return WriteResult(failure.outcome, failure.code, failure.message + wait + done, self.batches,
+                           retry_after_s=failure.retry_after_s)
 
     # -- passes -----------------------------------------------------------------------
 
@@ -215,6 +267,7 @@ class _Run:
             if mode != "all" and total < self.threshold:
                 self.below = (total, self.threshold)
                 return
+            batch = fit(batch, self._batch_limit())  # the model's context window bounds the batch too
             self.batches.append(self._write_batch(sid, batch))
             self._sleep_if_due()
             if mode == "once":
@@ -257,21 +310,29 @@ class _Run:
                                  lock_timeout=LOCK_TIMEOUT_S) as txn:
             txn.archive(sources)
             txn.count(batch_written(sum(t.tokens for t in batch)))
-            result, audit = edit_with_repair(txn, paths=self.paths, model=self.model,
-                                             task=write_task(items, txn.topics_dir, self._context(sid)),
-                                             tools=WRITER_TOOLS,
-                                             stage="write", turns=len(records), timeout=self.timeout)
+            try:
+                result, audit = edit_with_repair(txn, paths=self.paths, model=self.model,
+                                                 task=write_task(items, txn.topics_dir, self._context(sid)),
+                                                 tools=WRITER_TOOLS,
+                                                 stage="write", turns=len(records), timeout=self.timeout)
+            except ModelMisbehaved as exc:  # the transaction closes unapplied: nothing of the run installs
+                self.usage.append(model_usage(self.model, exc.run.audit))
+                raise _Stop(Failure(exc.code, False, f"{exc}; the {len(ids)} turn(s) stay pending")) from exc
+            except Rejected as exc:
+                self.usage.append(model_usage(self.model, exc.audit))
+                raise
+        self.usage.append(model_usage(self.model, audit))
         install.checkpoint("batch-installed")  # between install and marking: a crash here is a duplicate
         changed = changed_files(audit)
         if not changed and _nothing_to_keep(audit):  # said so explicitly: the turns are handled, no topic changes
             self._mark(sid, ids, "handled (nothing to keep)")
-            return BatchResult(ids, [], None)
+            return BatchResult(ids, [], None, model=self.usage[-1])
         if not changed:
             raise _Stop(Failure("WRITER_NO_PROGRESS", False,
-                                f"the writer changed no topic file for {len(ids)} turn(s); nothing marked, "
-                                "the turns stay pending"))
+                                f"the writer changed no topic file for {len(ids)} turn(s) ({describe_calls(audit)}); "
+                                "nothing marked, the turns stay pending"))
         self._mark(sid, ids, f"installed{f' as {result.commit[:12]}' if result.commit else ''}")
-        return BatchResult(ids, changed, result.commit, result.redactions)
+        return BatchResult(ids, changed, result.commit, result.redactions, self.usage[-1])
 
     def _mark(self, sid: str, ids: list[str], done: str) -> None:
         """Mark turns whose batch is `done` (installed): waiting for the session lock as long

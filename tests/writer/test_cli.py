@@ -36,9 +36,10 @@ def sid(store):
 
 def test_write_and_finish_json_and_exit_codes(cli, store, sid):
     code, doc = cli("write", sid, "--force", "--json")
-    assert code == 0 and set(doc) == {"outcome", "code", "message", "batches", "redactions"}
+    assert code == 0 and set(doc) == {"outcome", "code", "message", "batches", "redactions", "model"}
     assert doc["outcome"] == "ok" and doc["batches"][0]["turns"] == ["u1", "a1"]
-    assert set(doc["batches"][0]) == {"turns", "changed_files", "commit", "redactions"} and doc["batches"][0]["commit"]
+    assert set(doc["batches"][0]) == {"turns", "changed_files", "commit", "redactions", "model"}
+    assert doc["batches"][0]["commit"] and doc["model"]["id"] == "scriptorium/offline"
     chain(store, sid, ["u2"], predecessor="a1", text=lambda n: "and who is on call this week?")
     code, doc = cli("finish", sid, "--json")
     assert code == 0 and [b["turns"] for b in doc["batches"]] == [["u2"]]

@@ -80,8 +80,9 @@ def test_finish_writes_the_head_fully_and_other_branches_only_at_threshold(store
 def test_a_writer_that_changes_nothing_marks_nothing_and_is_permanent(store):
     sid = store.create_session("no progress")
     chain(store, sid, ["u1", "a1"])
-    bad_edit = [("edit_file", {"path": "notes.md", "old_string": "never there", "new_string": "x"})]
-    model, name = scripted([bad_edit] * 6 + ["Success: memory updated."])
+    bad_edits = [[("edit_file", {"path": "notes.md", "old_string": f"never there {i}", "new_string": "x"})]
+                 for i in range(6)]  # each a new attempt: not the same call again (that is a loop)
+    model, name = scripted(bad_edits + ["Success: memory updated."])
     before = tree(StatePaths(store.state_dir).memory / "topics")
     result = write(store, sid, force=True, model=name)
     assert (result.outcome, result.code) == ("permanent", "WRITER_NO_PROGRESS")
@@ -98,9 +99,9 @@ def test_a_writer_that_changes_nothing_marks_nothing_and_is_permanent(store):
 def test_rounds_are_bounded(store):
     sid = store.create_session("bounded")
     chain(store, sid, ["u1", "a1"])
-    model, name = scripted([[("list_files", {})]])  # never stops calling tools
+    model, name = scripted([lambda messages: [("list_files", {"path": f"dir{len(messages)}"})]])  # never stops
     result = write(store, sid, force=True, model=name)
-    assert result.code == "WRITER_NO_PROGRESS"
+    assert result.code == "WRITER_NO_PROGRESS" and "never finished: 20 rounds" in result.message
     assert history(store, "write")[-1]["rounds"] == 20 and history(store, "write")[-1]["stop_reason"] == "max_rounds"
 
 

@@ -31,6 +31,7 @@ from contextlib import ExitStack
 from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any
 
 import git
 
@@ -88,6 +89,7 @@ class Transaction:
         self._redactor = redactor_for(workspace.state_dir)
         self._archive_redactions: Counter[str] = Counter()  # placeholders in the records archived
         self._topic_redactions: Counter[str] = Counter()  # secrets redacted from the changed topics
+        self.model_usage: dict[str, Any] | None = None  # the model that made the change: tokens, cost (audited)
 
     # -- lifecycle ------------------------------------------------------------------------
 
@@ -286,6 +288,7 @@ class Transaction:
             "summary": _one_line(self.summary, 500), "changed_files": result.changed_files,
             "created_blocks": result.created_blocks, "retired": result.retired, "archived": result.archived,
             "workspace": ws.id, "redactions": result.redactions,
+            **({"model": self.model_usage} if self.model_usage is not None else {}),
         }
         changes = [install.Change(path, result.after[path]) for path in sorted(result.after)]
         if changes:
