@@ -1,6 +1,6 @@
 """Recall benchmark on LoCoMo (Maharana et al., ACL 2024): is the offline memory worth searching?
 
-Usage: python bench/recall.py PATH... (LoCoMo conversation files, e.g. the development
+Usage: python bench/recall.py [--only speakers,imported,coding] PATH... (LoCoMo conversation files, e.g. the development
 split in ../shared/data/locomo-dev/; that folder is the default when it exists). The data
 is read where it lies, never copied into the project.
 
@@ -20,7 +20,8 @@ words are the words of every topic file (footnotes included); transcript words t
 of the turns.
 Last line: {"questions", "memory_recall5", "raw_recall_equal_words",
 "memory_over_transcript_words", "write_cpu_s", "speakers_ratio"} for the speakers shape
-and the same with an "imported_" prefix (and "imported_ratio") for the imported one.
+and the same with an "imported_" prefix (and "imported_ratio") for the imported one;
+then the coding-transcript set (bench/coding_set.py) with a "coding_" prefix.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+import coding_set
 from locomo_shapes import DEFAULT_DATA, SHAPES, build, load, node_id, write
 from scriptorium.core.search import SearchIndex, memory_get, tokenize
 from scriptorium.core.search.ranking import Bm25Index
@@ -118,20 +120,44 @@ def run_shape(shape: str, paths: list[Path]) -> dict:
 
 
 def main(argv: list[str]) -> int:
+    only = set(SHAPES) | {"coding"}
+    if argv[:1] == ["--only"] and len(argv) > 1:  # e.g. --only imported,coding
+        only, argv = set(argv[1].split(",")), argv[2:]
     paths = [Path(p) for p in argv] or sorted(DEFAULT_DATA.glob("*.json"))
     if not paths:
         print("usage: python bench/recall.py LOCOMO_CONVERSATION.json ...", file=sys.stderr)
         return 2
     result: dict = {}
-    for shape in SHAPES:
+    for shape in (s for s in SHAPES if s in only):
         summary = run_shape(shape, paths)
         if shape == "speakers":  # the first shape keeps the original keys
             result.update({k: v for k, v in summary.items() if k != "ratio"})
             result["speakers_ratio"] = summary["ratio"]
         else:
             result.update({f"{shape}_{k}": v for k, v in summary.items() if k != "questions"})
+    if "coding" in only:
+        result.update({f"coding_{k}": v for k, v in run_coding().items()})
     print(json.dumps(result))
     return 0
+
+
+def run_coding() -> dict:
+    """The coding-transcript set (bench/coding_set.py): its figures, and a sample of blocks."""
+    with tempfile.TemporaryDirectory() as tmp:
+        state = Path(tmp) / "state"
+        built = coding_set.build(state)
+        cpu = coding_set.write(built, state)
+        summary = {**coding_set.evaluate(built, state), "write_cpu_s": round(cpu, 2)}
+        sample = coding_set.sample_blocks(state, 10)
+    print("coding transcripts" + (f" (missing: {', '.join(built.missing)})" if built.missing else ""))
+    print(f"  {summary['questions']} questions: memory found@5 {summary['memory_found5']:.3f}, raw at equal words "
+          f"{summary['raw_found_equal_words']:.3f} ({summary['ratio']}x); memory/transcript words "
+          f"{summary['memory_over_transcript_words']:.2f}; {summary['topic_files']} topic files "
+          f"({summary['topics_per_2000_words']} per 2,000 words); bad names: {summary['bad_topic_names'] or 'none'}")
+    print("  sample of blocks:")
+    for rel, text in sample:
+        print(f"    {rel}: {text[:240]}")
+    return summary
 
 
 if __name__ == "__main__":

@@ -85,6 +85,19 @@ def run(script: Path, timeout: float) -> dict:
             "error": None if ok else (proc.stderr.strip().splitlines() or ["no JSON last line"])[-1]}
 
 
+MAIN_GUARD = 'if __name__ == "__main__":'
+KEPT_MARK = "<!-- written by hand below this line: run_all.py keeps it -->"
+
+
+def hand_written() -> str:
+    """The part of RESULTS.md written by hand (samples read, notes), kept across runs."""
+    try:
+        text = (HERE / "RESULTS.md").read_text(encoding="utf-8")
+    except OSError:
+        return ""
+    return text[text.index(KEPT_MARK):] if KEPT_MARK in text else ""
+
+
 def report(results: list[dict]) -> str:
     machines = sorted({r.get("machine", "unknown") for r in results})
     out = ["# Benchmark results", "",
@@ -102,7 +115,8 @@ def report(results: list[dict]) -> str:
         out += ["", f"## {r['name']}", "", "```", r.get("table") or "", "```"]
         if r.get("figures"):
             out += ["", "```json", json.dumps(r["figures"]), "```"]
-    return "\n".join(out) + "\n"
+    kept = hand_written()
+    return "\n".join(out) + "\n" + (f"\n{kept}" if kept else "")
 
 
 def load_results() -> dict[str, dict]:
@@ -118,7 +132,8 @@ def main() -> int:
     parser.add_argument("--only", nargs="*", help="benchmark names (file stems) to run")
     parser.add_argument("--timeout", type=float, default=3600)
     args = parser.parse_args()
-    scripts = sorted(p for p in HERE.glob("*.py") if p.name != Path(__file__).name and not p.name.startswith("_"))
+    scripts = sorted(p for p in HERE.glob("*.py") if p.name != Path(__file__).name and not p.name.startswith("_")
+                     and MAIN_GUARD in p.read_text(encoding="utf-8"))  # modules the benchmarks share are no benchmark
     if args.only:
         scripts = [p for p in scripts if p.stem in args.only]
     kept = load_results()
