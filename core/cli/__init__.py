@@ -46,7 +46,45 @@ class Parser(_Sized):
     2, the JSON failure document under `--json`) instead of printing usage and exiting."""
 
     def error(self, message: str) -> NoReturn:
-        raise CliError(f"{message} (see {self.prog} --help)", EXIT_USAGE, "USAGE")
+        raise CliError(f"{_suggest(message)} (see {self.prog} --help)", EXIT_USAGE, "USAGE")
+
+
+def _suggest(message: str) -> str:
+    """argparse's "invalid choice: 'serch' (choose from 28 names)" as "unknown command
+    'serch'; did you mean 'search'?" (the closest names by difflib, or none)."""
+    import re
+
+    found = re.match(r"argument (\S+): invalid choice: '(.*)' \(choose from (.*)\)$", message)
+    if found is None:
+        return message
+    argument, given, listed = found.groups()
+    choices = re.findall(r"'([^']*)'", listed)
+    import difflib
+
+    close = difflib.get_close_matches(given, choices, n=3, cutoff=0.6)
+    what = "command" if argument in ("COMMAND", "ACTION") else f"choice for {argument}"
+    hint = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else f"; one of: {', '.join(choices)}"
+    return f"unknown {what} {given!r}{hint}"
+
+
+class _Version(argparse.Action):
+    """`--version`: the installed distribution's version, read only when asked."""
+
+    def __init__(self, option_strings: list[str], dest: str, **kwargs: object) -> None:
+        super().__init__(option_strings, dest, nargs=0, help="print the version and exit")
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: object) -> NoReturn:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            number = version(DISTRIBUTION)
+        except PackageNotFoundError:
+            number = "unknown (not installed)"
+        print(f"scriptorium {number}")
+        parser.exit(0)
+
+
+DISTRIBUTION = "scriptorium-memory"  # pyproject.toml's [project] name
 
 
 def _help_width() -> int:
@@ -99,6 +137,17 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "hook": ("hook", "answer an agent's hook (Claude Code, Codex, pi); always exits 0"),
 }
 
+# What an interrupted command (Ctrl-C, exit 130) leaves behind, said in one line: an append,
+# an install and a mark each complete or leave no trace, so a rerun continues.
+INTERRUPTED = {
+    "import": "interrupted: the sessions imported so far are kept; run the same import again to bring in the rest",
+    "write": "interrupted: nothing half-written was installed; the turns not yet written stay pending",
+    "finish": "interrupted: nothing half-written was installed; the turns not yet written stay pending, "
+              "run finish again",
+    "sleep": "interrupted: nothing half-reorganized was installed; memory is as it was",
+    "": "interrupted: what had finished is kept, nothing half-done was installed",
+}
+
 REPORTS_STATE = frozenset({"doctor", "hook"})  # commands that handle an unusable --state themselves
 NEVER_FAILS = frozenset({"hook"})  # an agent reads a hook's non-zero exit as "block": always 0, one stderr line
 
@@ -111,6 +160,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         description="Branch-aware long-term memory for AI agents. With no command, opens the TUI.",
     )
     parser.add_argument("--state", metavar="DIR", help="state directory (default: $SCRIPTORIUM_STATE or the platform data dir)")
+    parser.add_argument("--version", action=_Version)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     if command in COMMANDS:
         importlib.import_module(f"{__name__}.{COMMANDS[command][0]}").register(sub)
@@ -163,6 +213,8 @@ def _run(argv: list[str], open_app: AppOpener | None) -> int:
         sys.stdout.flush()  # inside the guard: a reader that went away fails here, not at exit
         return code
     except KeyboardInterrupt:
+        with contextlib.suppress(OSError):
+            print(f"\nscriptorium: {INTERRUPTED.get(_command_of(argv) or '', INTERRUPTED[''])}", file=sys.stderr)
         return 130
     except BrokenPipeError:
         return _reader_gone(code)

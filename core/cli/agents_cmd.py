@@ -31,7 +31,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         add_json_flag(p)
         p.set_defaults(func=cmd_wire, action=action)
 
-    d = sub.add_parser("doctor")
+    d = sub.add_parser("doctor", description="Checks the state directory, git and the model, then each agent "
+                       "memory can be wired into (Claude Code, Codex, pi): installed or not, and whether what "
+                       "install put there is intact. Exit 1 when something needs a person.")
     add_json_flag(d)
     d.set_defaults(func=cmd_doctor)
 

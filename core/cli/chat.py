@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 from ..sanitize import sanitize
-from .common import CliContext, CliError, positive_int
+from .common import CliContext, CliError, session_cli_error, positive_int
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -53,7 +53,7 @@ def cmd_chat(args: argparse.Namespace, ctx: CliContext) -> int:
     try:
         sid = runtime.start()
     except SessionError as exc:
-        raise CliError(str(exc)) from exc
+        raise session_cli_error(exc) from exc
     memory = provider.name if runtime.memory_enabled else f"{provider.name} (unavailable: running without memory)"
     print(f"session {sid} · model {model} · memory {memory} · /compact /sleep /exit")
     try:

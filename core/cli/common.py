@@ -33,6 +33,12 @@ class CliError(ScriptoriumError):
         return self._exit_code
 
 
+def session_cli_error(exc: ScriptoriumError) -> CliError:
+    """A session error as the CLI says it: exit 1, its own code when it has one
+    (UNKNOWN_SESSION), CLI_ERROR for the generic ones."""
+    return CliError(str(exc), code=None if exc.code == "SESSION_ERROR" else exc.code)
+
+
 @dataclass(frozen=True)
 class Failure:
     """What a failed command tells its caller: exit code, stable code, one-line message."""

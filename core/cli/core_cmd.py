@@ -8,7 +8,8 @@ from .common import CliContext, add_json_flag, emit_json
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("core")
+    p = sub.add_parser("core", description="The rendered core (topics/core.md as agents get it at session start): "
+                       "its tokens against core.budget (config.toml) and the blocks left out to fit.")
     add_json_flag(p)
     p.set_defaults(func=cmd_core)
 

@@ -101,5 +101,9 @@ def print_report(report: ImportReport) -> None:
             print(f"{title}:")
             for reason, count in counter.most_common():
                 print(f"  {count:>7}  {sanitize_line(reason)}")
+    for session in report.sessions:
+        if session.created or session.added:
+            state = "new" if session.created else f"+{session.added}"
+            print(f"  {sanitize_line(session.session_id)}  {state:>5}  {sanitize_line(session.title)[:60]}")
     for error in report.errors:
         print(f"error: {sanitize_line(error)}")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from .common import CliContext, CliError, add_json_flag, emit_json
+from .common import CliContext, CliError, session_cli_error, add_json_flag, emit_json
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -28,7 +28,7 @@ def cmd_pending(args: argparse.Namespace, ctx: CliContext) -> int:
         else:
             branches = pending_branches(store, args.sid, wid)
     except SessionError as exc:
-        raise CliError(str(exc)) from exc
+        raise session_cli_error(exc) from exc
     doc = {
         "session": args.sid,
         "branches": [

@@ -43,7 +43,7 @@ def cmd_search(args: argparse.Namespace, ctx: CliContext) -> int:
         index = SearchIndex(StatePaths(state).memory, vectorize=False)
         return index.search(args.query, top_k=top_k, include_sources=args.sources), index.skipped
 
-    hits, skipped = read_consistent(ctx.state_dir, run)
+    hits, skipped = read_consistent(ctx.state_dir, run) if _has_memory(ctx) else ([], [])
     if args.json:
         emit_json({"hits": [hit.to_json() for hit in hits], **_skipped_json(skipped)})
         return 0
@@ -66,6 +66,8 @@ def cmd_get(args: argparse.Namespace, ctx: CliContext) -> int:
         index = SearchIndex(StatePaths(state).memory, vectorize=False)
         return memory_get(index, args.block_id), index.skipped
 
+    if not ctx.paths.memory.is_dir():  # reading would create it (a mistyped --state would leave one behind)
+        raise CliError(f"no block with id {args.block_id!r}")
     view, skipped = read_consistent(ctx.state_dir, run)
     if view is None:
         raise CliError(f"no block with id {args.block_id!r}")
@@ -81,6 +83,15 @@ def cmd_get(args: argparse.Namespace, ctx: CliContext) -> int:
             if source.record:
                 print(sanitize(f"    {source.record}"))
     return 0
+
+
+def _has_memory(ctx: CliContext) -> bool:
+    """A state without memory has nothing to find; reading it would create the directory
+    (a mistyped --state would leave one behind). Said on stderr, the answer stays empty."""
+    if ctx.paths.memory.is_dir():
+        return True
+    print(f"scriptorium: no memory in {sanitize_line(str(ctx.state_dir))} yet (check --state)", file=sys.stderr)
+    return False
 
 
 def _skipped_json(skipped: list[Skipped]) -> dict[str, Any]:

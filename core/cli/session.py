@@ -7,7 +7,7 @@ import json
 import sys
 from typing import Any
 
-from .common import CliContext, CliError, add_json_flag, emit_json
+from .common import CliContext, CliError, session_cli_error, add_json_flag, emit_json
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -78,7 +78,7 @@ def cmd_append(args: argparse.Namespace, ctx: CliContext) -> int:
     try:
         node = ctx.store.append(args.sid, args.role, text, **kwargs)
     except SessionError as exc:
-        raise CliError(str(exc)) from exc
+        raise session_cli_error(exc) from exc
     emit_json({"id": node.id}) if args.json else print(node.id)
     return 0
 
@@ -91,7 +91,7 @@ def cmd_show(args: argparse.Namespace, ctx: CliContext) -> int:
         nodes = store.nodes(args.sid)
         tips = store.list_branches(args.sid)
     except SessionError as exc:
-        raise CliError(str(exc)) from exc
+        raise session_cli_error(exc) from exc
     doc = {
         "id": args.sid,
         "title": meta.get("title", ""),
@@ -122,7 +122,7 @@ def cmd_rewind(args: argparse.Namespace, ctx: CliContext) -> int:
     try:
         hidden = ctx.store.rewind(args.sid, args.node)
     except SessionError as exc:
-        raise CliError(str(exc)) from exc
+        raise session_cli_error(exc) from exc
     if args.json:
         emit_json({"rewound": hidden, "head_id": ctx.store.head(args.sid)})
     else:
@@ -140,7 +140,7 @@ def cmd_mark(args: argparse.Namespace, ctx: CliContext) -> int:
     except SessionBusy:
         raise  # its own code (SESSION_BUSY) and exit 75: a stalled holder may yet let go
     except SessionError as exc:
-        raise CliError(str(exc)) from exc
+        raise session_cli_error(exc) from exc
     emit_json({"marked": marked, "workspace": wid}) if args.json else print(f"marked {len(marked)} node(s) as written by {wid}")
     return 0
 

@@ -69,7 +69,7 @@ def cmd_remote_add(args: argparse.Namespace, ctx: CliContext) -> int:
     try:
         remote = add_remote(_root(ctx), args.name, args.url)
     except RemoteError as e:
-        return _fail(str(e), args.json)
+        return _fail(str(e), args.json, e.code)
     if args.json:
         emit_json(remote.to_json())
     else:

@@ -59,7 +59,7 @@ class SessionError(ScriptoriumError):
 
 
 class UnknownSession(SessionError):
-    pass
+    code = "UNKNOWN_SESSION"
 
 
 class SessionExists(SessionError):

@@ -7,6 +7,7 @@ called; what was fetched is kept at `refs/remotes/<name>/main`.
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 from collections.abc import Iterable
@@ -83,10 +84,28 @@ def list_remotes(root: Path) -> list[Remote]:
     return out
 
 
+def local_path(url: str) -> Path | None:
+    """The directory a remote URL names on this machine (a path or file://), None for a
+    network URL (scheme://… or git's scp-like host:path)."""
+    if url.startswith("file://"):
+        return Path(url.removeprefix("file://"))
+    if "://" in url or re.match(r"^[^/]+:", url):
+        return None
+    return Path(url).expanduser()
+
+
 def add_remote(root: Path, name: str, url: str) -> Remote:
+    """Add remote `name`; a local path must exist (a typo would make every sync fail) and is
+    kept absolute (git would read a relative one from memory's own folder, not the caller's)."""
     check_name(name)
     if not url.strip() or url.startswith("-"):
         raise RemoteError(f"invalid remote URL {url!r}")
+    if (path := local_path(url)) is not None:
+        if not path.exists():
+            raise RemoteError(f"no repository at {url}: the path does not exist "
+                              f"(create one with `git init --bare {url}`)", code="REMOTE_NOT_FOUND")
+        if not url.startswith("file://"):
+            url = os.path.abspath(path)
     if any(r.name == name for r in list_remotes(root)):
         raise RemoteError(f"remote {name!r} already exists (remove it first)")
     git(root, "remote", "add", name, url)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -42,7 +43,10 @@ def test_remote_add_list_sync_and_remove(tmp_path):
 def test_an_unreachable_remote_exits_75_with_one_json_document(tmp_path):
     a = tmp_path / "a"
     save_topic(Workspace.open(a), "ada.md", "# Ada\n\nAda likes tea.\n")
-    cli(a, "remote", "add", "origin", str(tmp_path / "missing.git"))
+    gone = tmp_path / "unmounted.git"  # there when added (remote add refuses a missing path), gone at sync
+    subprocess.run(["git", "init", "-q", "--bare", str(gone)], check=True)
+    assert cli(a, "remote", "add", "origin", str(gone)).returncode == 0
+    shutil.rmtree(gone)
     out = cli(a, "sync", "--json")
     assert out.returncode == 75
     doc = json.loads(out.stdout)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -190,7 +191,10 @@ def test_a_rewritten_evidence_record_is_refused(pair, tmp_path):
 
 
 def test_an_unreachable_remote_is_retryable_and_changes_nothing(tmp_path):
-    state = machine(tmp_path, "a", tmp_path / "nowhere.git")
+    gone = tmp_path / "unmounted.git"  # there when added (remote add refuses a missing path), gone at sync
+    subprocess.run(["git", "init", "-q", "--bare", str(gone)], check=True)
+    state = machine(tmp_path, "a", gone)
+    shutil.rmtree(gone)
     save_topic(Workspace.open(state), "ada.md", "# Ada\n\nAda likes tea.\n")
     before = git(Workspace(state).root, "rev-parse", "HEAD")
     result = sync(state)
