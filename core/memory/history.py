@@ -28,6 +28,11 @@ TRAILER = "Scriptorium-Transaction:"
 READY_MARKER = "scriptorium-memory-ready"
 INIT_LOCK = "init.lock"  # in the runtime directory: held while the repository is first made
 USER_NAME, USER_EMAIL = "Scriptorium Memory", "memory@scriptorium.local"
+BRANCH = "main"  # the memory branch on every machine and on every remote
+# Machine commits carry this identity whatever the user's git config says (or lacks): a state
+# made under one HOME must write under another, and a test run with an empty HOME must pass.
+IDENTITY_ENV = {"GIT_AUTHOR_NAME": USER_NAME, "GIT_AUTHOR_EMAIL": USER_EMAIL,
+                "GIT_COMMITTER_NAME": USER_NAME, "GIT_COMMITTER_EMAIL": USER_EMAIL}
 
 
 def ensure_repo(root: Path) -> git.Repo:
@@ -49,16 +54,10 @@ def ensure_repo(root: Path) -> git.Repo:
 def _initialize(root: Path) -> git.Repo:
     """Identity, excludes and the first commit, each skipped when already there (a killed
     earlier first open is completed); then the ready marker."""
-    repo = git.Repo.init(root)  # idempotent: also completes a killed `git init`
-    with repo.config_reader() as reader:
-        has_name = reader.has_option("user", "name")
-        has_email = reader.has_option("user", "email")
-    if not (has_name and has_email):
-        with repo.config_writer() as writer:
-            if not has_name:
-                writer.set_value("user", "name", USER_NAME)
-            if not has_email:
-                writer.set_value("user", "email", USER_EMAIL)
+    fresh = not (root / ".git").is_dir()
+    repo = git.Repo.init(root, initial_branch=BRANCH)  # idempotent: also completes a killed `git init`
+    if fresh or not repo.head.is_valid():
+        repo.git.symbolic_ref("HEAD", f"refs/heads/{BRANCH}")  # whatever init.defaultBranch says
     exclude = root / ".git" / "info" / "exclude"
     exclude.parent.mkdir(parents=True, exist_ok=True)
     current = exclude.read_text(encoding="utf-8") if exclude.exists() else ""
@@ -68,7 +67,7 @@ def _initialize(root: Path) -> git.Repo:
                            encoding="utf-8")
     if not repo.head.is_valid():
         stage_all(repo)
-        repo.git.commit("-q", "--no-verify", "--allow-empty", "-m", "memory: initialize history")
+        repo.git.commit("-q", "--no-verify", "--allow-empty", "-m", "memory: initialize history", env=IDENTITY_ENV)
     (root / ".git" / READY_MARKER).write_text("ready\n", encoding="utf-8")
     return repo
 
@@ -87,7 +86,7 @@ def versioned_paths(paths: Iterable[str]) -> list[str]:
 
 
 def _git(repo: git.Repo, *args: str, stdin: bytes | None = None, index: Path | None = None) -> str:
-    env = dict(os.environ)
+    env = {**os.environ, **IDENTITY_ENV}
     if index is not None:
         env["GIT_INDEX_FILE"] = str(index)
     proc = subprocess.run(["git", *args], cwd=repo.working_tree_dir, input=stdin, capture_output=True, env=env)

@@ -24,6 +24,7 @@ import urllib.parse
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from .redacted import redacted_of
 from ..memory.topics import Definition, Paragraph, TopicDoc, parse_topic, root_to_topic_rel, topic_rel_to_root
 
 CONFLICT_MARK = "Sync conflict"
@@ -109,6 +110,12 @@ def side_blocks(topics: Mapping[str, str]) -> tuple[dict[str, Block], dict[str, 
 def _resolve(bid: str, base: Block | None, ours: Block | None, theirs: Block | None,
              out: BlockMerge) -> tuple[Block | None, Block | None]:
     """(the block as merged, a conflicting incoming version to add beside it)."""
+    if ours is not None and theirs is not None and ours.defs == theirs.defs and (
+            red := redacted_of(ours.text, theirs.text)) is not None:
+        # the same text, one side with a span hidden (its redaction, a purge): the hidden one
+        # wins, never the secret; where it lives follows the usual rule
+        topic_from = theirs if base is not None and ours.topic == base.topic else ours
+        return Block(bid, topic_from.topic, red, ours.defs, topic_from.after), None
     if base is None:
         if ours is None or theirs is None:
             return ours or theirs, None

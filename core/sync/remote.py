@@ -1,22 +1,29 @@
 """The memory repository's remotes, and the few git operations sync needs.
 
 Remotes are ordinary git remotes of `<state>/memory/` (kept in its `.git/config`, so they
-never travel). Memory lives on the remote's `main` branch whatever the local branch is
-called; what was fetched is kept at `refs/remotes/<name>/main`.
+never travel). Memory lives on the `main` branch, here and on the remote; what was fetched
+is kept at `refs/remotes/<name>/main`.
+
+Every call that talks to a remote (`fetch`, `push`, `ls-remote`) runs in its own process
+group under a deadline (`sync.timeout_seconds`, default 60): a remote that accepts the
+connection and never answers is killed with its helpers (ssh, git-remote-http) and
+reported as unreachable, never waited on.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import signal
 import subprocess
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..memory.history import BRANCH, IDENTITY_ENV
 from ..outcome import ScriptoriumError
 
-BRANCH = "main"
+NETWORK_TIMEOUT_S = 60.0
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 # What git says when it cannot reach a remote at all: offline, a host that does not answer,
 # a path on a drive that is not mounted. Retrying later can heal these.
@@ -47,19 +54,39 @@ class Remote:
 
 
 def git(root: Path, *args: str, check: bool = True, input: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
-    proc = subprocess.run(["git", "-C", str(root), *args], input=input, capture_output=True,
-                          env=_env(), timeout=600)
+    """A local git command (no network): its output; RemoteError when it fails and `check`."""
+    proc = subprocess.run(["git", "-C", str(root), *args], input=input, capture_output=True, env=_env())
     if check and proc.returncode != 0:
         raise RemoteError(_message(proc))
     return proc
 
 
-def _env() -> dict[str, str]:
-    import os
+def network_git(root: Path, name: str, *args: str, timeout: float) -> subprocess.CompletedProcess[bytes]:
+    """A git command that talks to remote `name`, killed (with every helper it started)
+    once `timeout` seconds pass: RemoteUnreachable then, never a hang."""
+    proc = subprocess.Popen(["git", "-C", str(root), *args], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env=_env(timeout), start_new_session=True)
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        proc.communicate()
+        raise RemoteUnreachable(f"remote {name!r} did not answer within {timeout:g} s") from None
+    return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
 
-    env = dict(os.environ)
+
+def _env(timeout: float = NETWORK_TIMEOUT_S) -> dict[str, str]:
+    env = {**os.environ, **IDENTITY_ENV}  # a merge commit never needs the user's git identity
     env.setdefault("GIT_TERMINAL_PROMPT", "0")  # never wait on a password prompt
-    env.setdefault("GIT_SSH_COMMAND", "ssh -o BatchMode=yes -o ConnectTimeout=15")
+    connect = max(1, min(15, int(timeout)))
+    env.setdefault("GIT_SSH_COMMAND", f"ssh -o BatchMode=yes -o ConnectTimeout={connect} "
+                                      f"-o ServerAliveInterval={connect} -o ServerAliveCountMax=2")
+    # HTTP: a transfer slower than 1 byte/s for this long is given up by git itself too
+    env.setdefault("GIT_HTTP_LOW_SPEED_LIMIT", "1")
+    env.setdefault("GIT_HTTP_LOW_SPEED_TIME", str(connect * 2))
     return env
 
 
@@ -122,10 +149,29 @@ def tracking_ref(name: str) -> str:
     return f"refs/remotes/{name}/{BRANCH}"
 
 
-def fetch(root: Path, name: str) -> str | None:
+def remote_tip(root: Path, name: str, timeout: float = NETWORK_TIMEOUT_S) -> str | None:
+    """The commit the remote's `main` points at (no objects fetched), or None when it has none."""
+    proc = network_git(root, name, "ls-remote", "--quiet", name, f"refs/heads/{BRANCH}", timeout=timeout)
+    if proc.returncode != 0:
+        _raise_unreachable_or(name, proc, "ls-remote")
+    for line in proc.stdout.decode("utf-8", "replace").splitlines():
+        sha, _, ref = line.partition("\t")
+        if ref.strip() == f"refs/heads/{BRANCH}":
+            return sha.strip()
+    return None
+
+
+def _raise_unreachable_or(name: str, proc: subprocess.CompletedProcess[bytes], what: str) -> None:
+    message = _message(proc)
+    if _UNREACHABLE.search(message):
+        raise RemoteUnreachable(f"remote {name!r} is unreachable: {message}")
+    raise RemoteError(f"{what} of {name!r} failed: {message}")
+
+
+def fetch(root: Path, name: str, timeout: float = NETWORK_TIMEOUT_S) -> str | None:
     """Fetch the remote's memory; its commit, or None for an empty remote."""
-    proc = git(root, "fetch", "--quiet", "--no-tags", "--prune", name,
-               f"+refs/heads/{BRANCH}:{tracking_ref(name)}", check=False)
+    proc = network_git(root, name, "fetch", "--quiet", "--no-tags", "--prune", "--no-write-fetch-head", name,
+                       f"+refs/heads/{BRANCH}:{tracking_ref(name)}", timeout=timeout)
     if proc.returncode != 0:
         message = _message(proc)
         if "couldn't find remote ref" in message.lower():
@@ -137,14 +183,18 @@ def fetch(root: Path, name: str) -> str | None:
     return rev(root, tracking_ref(name))
 
 
-def push(root: Path, name: str, sha: str) -> bool:
-    """Push `sha` as the remote's memory; False when the remote moved on (fetch and merge again)."""
-    proc = git(root, "push", "--quiet", "--porcelain", name, f"{sha}:refs/heads/{BRANCH}", check=False)
+def push(root: Path, name: str, sha: str, timeout: float = NETWORK_TIMEOUT_S, *, replacing: str | None = None) -> bool:
+    """Push `sha` as the remote's memory; False when the remote moved on (fetch and merge again).
+    With `replacing`, the remote's tip is replaced even though `sha` does not descend from it,
+    but only while the tip still is `replacing` (a purge's rewritten history)."""
+    lease = [f"--force-with-lease=refs/heads/{BRANCH}:{replacing}"] if replacing else []
+    proc = network_git(root, name, "push", "--quiet", "--porcelain", *lease, name, f"{sha}:refs/heads/{BRANCH}",
+                       timeout=timeout)
     if proc.returncode == 0:
         git(root, "update-ref", tracking_ref(name), sha)
         return True
     text = (proc.stdout + proc.stderr).decode("utf-8", "replace")
-    if any(s in text for s in ("[rejected]", "non-fast-forward", "fetch first")) or (
+    if any(s in text for s in ("[rejected]", "non-fast-forward", "fetch first", "stale info")) or (
             "[remote rejected]" in text and "lock" in text):
         return False
     message = _message(proc)
@@ -216,3 +266,41 @@ def commit_merge(root: Path, parent: str, other: str, message: str) -> str:
 def same_tree(root: Path, a: str, b: str) -> bool:
     trees = git(root, "rev-parse", f"{a}^{{tree}}", f"{b}^{{tree}}").stdout.decode().split()
     return len(trees) == 2 and trees[0] == trees[1]
+
+
+def ensure_main(root: Path) -> None:
+    """Memory made before the branch was fixed sits on whatever `git init` defaulted to
+    (`master`): move it to `main`, so a plain clone of the remote checks it out."""
+    head = git(root, "symbolic-ref", "-q", "HEAD", check=False).stdout.decode().strip()
+    if head and head != f"refs/heads/{BRANCH}" and rev(root, f"refs/heads/{BRANCH}") is None:
+        git(root, "branch", "-m", head.removeprefix("refs/heads/"), BRANCH, check=False)
+
+
+def point_head(root: Path, name: str) -> None:
+    """A remote that is a bare repository on this machine gets its HEAD on `main` (a
+    `git init --bare` names the default branch, often `master`: clones would check out
+    nothing). Remotes on other hosts keep theirs; README says `git init --bare -b main`."""
+    url = git(root, "config", "--get", f"remote.{name}.url", check=False).stdout.decode().strip()
+    path = Path(url.removeprefix("file://")).expanduser()
+    if not url or "://" in url.removeprefix("file://") or not (path / "HEAD").is_file() or not (path / "objects").is_dir():
+        return
+    head = subprocess.run(["git", "--git-dir", str(path), "symbolic-ref", "-q", "HEAD"], capture_output=True)
+    if head.returncode == 0 and head.stdout.decode().strip() != f"refs/heads/{BRANCH}":
+        subprocess.run(["git", "--git-dir", str(path), "symbolic-ref", "HEAD", f"refs/heads/{BRANCH}"],
+                       capture_output=True)
+
+
+def top_level(root: Path, sha: str) -> list[str]:
+    """The names at the top of commit `sha`'s tree."""
+    listing = git(root, "ls-tree", "-z", "--name-only", sha).stdout
+    return [n.decode("utf-8", "surrogateescape") for n in listing.split(b"\0") if n]
+
+
+def delete_ref(root: Path, ref: str) -> None:
+    git(root, "update-ref", "-d", ref, check=False)
+
+
+def commit_on(root: Path, tree_of: str, parent: str, message: str) -> str:
+    """A commit with `tree_of`'s tree whose only parent is `parent`."""
+    tree = git(root, "rev-parse", f"{tree_of}^{{tree}}").stdout.decode().strip()
+    return git(root, "commit-tree", tree, "-p", parent, "-m", message).stdout.decode().strip()

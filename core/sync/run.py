@@ -10,6 +10,15 @@
 5. join the histories with a merge commit holding the installed tree, and push it. A push
    refused because the remote moved starts again at 1 (a few times).
 
+Block ids never change on the way: the incoming blocks keep the ids they were committed
+with elsewhere (the transaction admits them), and a machine whose memory holds nothing of
+its own takes the remote's history itself. What arrives passes the door every local change
+passes: topics and records are validated and redacted with this machine's rules; derived
+views, `.scriptorium/` and anything else never come from a remote (this machine renders its
+own); a topic that is not UTF-8 is refused. A remote that is not a memory is refused before
+anything is pushed. A person's edits in progress (`local_edits.py`) are merged as a local
+change, or the sync is refused with nothing changed.
+
 A crash anywhere leaves a valid workspace: the install has its journal, and a merge commit
 not yet made or pushed is simply made again by the next sync (merging what we already hold
 changes nothing).
@@ -19,15 +28,18 @@ from __future__ import annotations
 
 import json
 import os
-import secrets
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..config import load_config
 from ..fsutil import atomic_write_text
 from ..outcome import Outcome, exit_code
 from ..memory import install
+from ..memory.history import VERSIONED
+from ..runtime_state import load_runtime
+from ..redact import for_state as redactor_for
 from ..memory.errors import LockBusy, WorkspaceError
 from ..memory.names import name_problem
 from ..memory import Transaction
@@ -35,10 +47,12 @@ from ..memory.transaction.lifecycle import LOCK_TIMEOUT
 from ..memory.workspace import Workspace
 from ..sessions.marker import SHARED_IDS_FILE, read_shared_ids
 from . import remote as git_remote
-from .blocks import merge_topics
+from .blocks import merge_topics, side_blocks
 from .evidence import merge_archives
+from .local_edits import local_edits
 
 ATTEMPTS = 3
+RECENT_FILE = "recent_events.jsonl"
 STATUS_FILE = "sync.json"
 
 
@@ -84,7 +98,8 @@ def sync(state_dir: str | os.PathLike[str], name: str | None = None, *,
     ws = Workspace.open(state_dir)
     try:
         name = choose_remote(ws.root, name)
-        result = _sync(ws, name, lock_timeout)
+        timeout = load_config(ws.state_dir).positive("sync.timeout_seconds", git_remote.NETWORK_TIMEOUT_S)
+        result = _sync(ws, name, lock_timeout, timeout)
     except git_remote.RemoteUnreachable as e:
         result = SyncResult("retryable", e.code, str(e), remote=name)
     except LockBusy as e:
@@ -112,32 +127,73 @@ def _join_shared_ids(ws: Workspace, lock_timeout: float) -> None:
         txn.commit()
 
 
-def _sync(ws: Workspace, name: str, lock_timeout: float) -> SyncResult:
+def _foreign(root: Path, sha: str) -> str | None:
+    """Why commit `sha` is not a Scriptorium memory (None when it is): memory's tree holds
+    the versioned names only (a hidden name like `.scriptorium` is ignored, never taken),
+    and a memory that was ever synced names its workspaces."""
+    names = git_remote.top_level(root, sha)
+    strange = sorted(n for n in names if n not in VERSIONED and not n.startswith("."))
+    if strange:
+        return f"its tree holds {', '.join(strange[:3])}{', …' if len(strange) > 3 else ''}"
+    if names and SHARED_IDS_FILE not in names and "topics" not in names:
+        return "its tree holds no topics/ and no workspaces.json"
+    return None
+
+
+def _refused_foreign(root: Path, name: str, why: str) -> SyncResult:
+    git_remote.delete_ref(root, git_remote.tracking_ref(name))
+    return SyncResult(
+        "permanent", "SYNC_REJECTED",
+        f"{name} is not a Scriptorium memory ({why}): nothing was pushed. Sync with an empty repository "
+        f"made for memory (git init --bare -b main memory.git, or a new empty repository on your git host), "
+        f"then: scriptorium remote remove {name} && scriptorium remote add {name} URL", remote=name)
+
+
+def _sync(ws: Workspace, name: str, lock_timeout: float, timeout: float) -> SyncResult:
     root = ws.root
+    with ws.lock(lock_timeout):
+        git_remote.ensure_main(root)
     for _attempt in range(ATTEMPTS):
-        theirs = git_remote.fetch(root, name)
+        edits = local_edits(root)
+        if edits.refusal:
+            return SyncResult("permanent", "UNSAVED_EDITS", edits.refusal, remote=name)
+        theirs = git_remote.fetch(root, name, timeout)
         install.checkpoint("sync-fetched")
+        ours = git_remote.rev(root, "HEAD")
+        ahead = theirs is None or (ours is not None and git_remote.is_ancestor(root, theirs, ours))
+        if not ahead and theirs is not None and (why := _foreign(root, theirs)) is not None:
+            return _refused_foreign(root, name, why)
         _join_shared_ids(ws, lock_timeout)  # after the fetch: an unreachable remote changes nothing
         ours = git_remote.rev(root, "HEAD")
-        if theirs is None or (ours and git_remote.is_ancestor(root, theirs, ours)):
+        if ahead:
             if ours is None or ours == theirs:
                 return SyncResult("ok", "UP_TO_DATE", f"memory is the same as {name}'s", remote=name)
-            if git_remote.push(root, name, ours):
+            if git_remote.push(root, name, ours, timeout):
+                git_remote.point_head(root, name)
                 return SyncResult("ok", "PUSHED", f"pushed memory to {name}", remote=name, pushed=True, commit=ours)
             continue
-        merged = _merge(ws, name, ours, theirs, lock_timeout)
+        assert theirs is not None
+        merged = _merge(ws, name, ours, theirs, edits.topics, lock_timeout)
         if merged.outcome != "ok":
             return merged
         install.checkpoint("sync-installed")
-        if git_remote.push(root, name, merged.commit or ""):
-            merged.pushed = True
+        if merged.commit == theirs or git_remote.push(root, name, merged.commit or "", timeout):
+            merged.pushed = merged.commit != theirs
             return merged
     return SyncResult("retryable", "REMOTE_MOVED", f"{name} kept moving while syncing; try again", remote=name)
 
 
-def _merge(ws: Workspace, name: str, ours: str | None, theirs: str, lock_timeout: float) -> SyncResult:
+def _has_memory(root: Path, sha: str | None) -> bool:
+    """Does commit `sha` hold memory of its own (a topic or an evidence record)?"""
+    return sha is not None and bool(git_remote.git(root, "ls-tree", "--name-only", sha, "--", "topics", "sources")
+                                    .stdout.strip())
+
+
+def _merge(ws: Workspace, name: str, ours: str | None, theirs: str, dirty: dict[str, bytes],
+           lock_timeout: float) -> SyncResult:
     root = ws.root
     base = git_remote.merge_base(root, ours, theirs) if ours else None
+    adopt = not dirty and not _has_memory(root, ours)  # nothing of ours: their history becomes ours
     travels = ("topics/", "sources/", SHARED_IDS_FILE)
     if base is None:  # nothing shared yet: everything is new to one side
         paths: set[str] = {"topics", "sources", SHARED_IDS_FILE}
@@ -145,18 +201,29 @@ def _merge(ws: Workspace, name: str, ours: str | None, theirs: str, lock_timeout
         assert ours is not None  # a base exists only when both sides have commits
         paths = {p for p in git_remote.changed_paths(root, base, ours) | git_remote.changed_paths(root, base, theirs)
                  if p.startswith(travels)} | {SHARED_IDS_FILE}  # (tiny, and the ids are a union)
+    paths |= {f"topics/{rel}" for rel in dirty}
     trees = [git_remote.tree_files(root, sha, paths) if paths else {} for sha in (base, ours, theirs)]
-    topics = [{p[len("topics/"):]: _text(d) for p, d in t.items()  # names memory accepts only (names.py)
+    trees[1].update({f"topics/{rel}": data for rel, data in dirty.items()})  # a person's edit in progress is ours
+    undecodable = sorted(p for p, d in trees[2].items() if p.startswith("topics/") and not _utf8(d))
+    if undecodable:
+        return SyncResult("permanent", "SYNC_REJECTED", f"{name}'s memory was refused: a topic is not valid UTF-8",
+                          remote=name, diagnostics=[{"rule": "parse", "file": p, "message": "not valid UTF-8"}
+                                                    for p in undecodable])
+    topics = [{p[len("topics/"):]: d.decode("utf-8", "replace") for p, d in t.items()  # names memory accepts only
                if p.startswith("topics/") and name_problem(p[len("topics/"):]) is None} for t in trees]
     sources = [{p: d for p, d in t.items() if p.startswith("sources/")} for t in trees]
     blocks = merge_topics(*topics, remote=name)
-    evidence = merge_archives(*sources)
+    redactor = redactor_for(ws.state_dir)
+    behind = bool(ours and git_remote.is_ancestor(root, ours, theirs))
+    evidence = merge_archives(sources[0], sources[1], sources[2], redact=redactor.text, theirs_order=behind or adopt)
     if evidence.errors:
         return SyncResult("permanent", "SYNC_REJECTED", f"{name}'s memory was refused: its evidence does not merge",
                           remote=name, diagnostics=[{"rule": "evidence", "file": f"sources/{rel}", "message": why}
                                                     for rel, why in evidence.errors])
     ids = [*read_shared_ids(trees[1].get(SHARED_IDS_FILE)), *read_shared_ids(trees[2].get(SHARED_IDS_FILE)), ws.id]
-    with Transaction(ws, "sync", f"merge {name}", lock_timeout=lock_timeout) as txn:
+    known = {bid for side in (topics[0], topics[2]) for bid in side_blocks(side)[0]}  # ids committed elsewhere
+    with Transaction(ws, "sync", f"merge {name}", lock_timeout=lock_timeout, admit_ids=known,
+                     manual_sources=bool(dirty)) as txn:
         for rel, data in evidence.archives.items():
             txn.merge_archive(rel, data)
         for rel in blocks.deleted:
@@ -168,17 +235,26 @@ def _merge(ws: Workspace, name: str, ours: str | None, theirs: str, lock_timeout
         txn.write_versioned(SHARED_IDS_FILE, _shared_ids_file(ids))
         installed = txn.commit()
     if installed.outcome == "rejected":
-        return SyncResult("permanent", "SYNC_REJECTED", f"{name}'s memory was refused: it does not validate",
+        why = "your unsaved edits and its changes do not validate together" if dirty else "it does not validate"
+        return SyncResult("permanent", "SYNC_REJECTED", f"{name}'s memory was refused: {why}",
                           remote=name, diagnostics=[d.to_json() for d in installed.diagnostics])
+    if behind or adopt:
+        _match_recent_order(ws, name, theirs, lock_timeout)
     with ws.lock(lock_timeout):
         head = git_remote.rev(root, "HEAD") or ""
-        pulled = bool(ours and git_remote.is_ancestor(root, ours, theirs)) and _adopt(ws, head, theirs, name)
-        head = git_remote.rev(root, "HEAD") or ""  # _adopt may have committed their derived views
-        commit = theirs if pulled else git_remote.commit_merge(root, head, theirs, f"sync: merge {name}")
+        same = git_remote.same_tree(root, head, theirs)
+        pulled = same and (adopt or behind)
+        if pulled:
+            commit = theirs  # their commit itself: the same ids, the same history
+        elif adopt:  # our own history held nothing: continue theirs, with what this machine rendered
+            commit = git_remote.commit_on(root, head, theirs, f"sync: take {name}'s memory")
+        else:
+            commit = git_remote.commit_merge(root, head, theirs, f"sync: merge {name}")
         git_remote.git(root, "update-ref", "-m", f"sync: {name}", "HEAD", commit, head)
     return SyncResult(
-        "ok", "PULLED" if pulled else "MERGED", f"{'pulled' if pulled else 'merged'} {name}: {len(blocks.topics)} topic(s) changed, {evidence.added} record(s) added"
-        + (f", {len(blocks.conflicts)} conflict(s) to resolve" if blocks.conflicts else ""),
+        "ok", "PULLED" if pulled or adopt else "MERGED",
+        f"{'pulled' if pulled or adopt else 'merged'} {name}: {len(blocks.topics)} topic(s) changed, "
+        f"{evidence.added} record(s) added" + (f", {len(blocks.conflicts)} conflict(s) to resolve" if blocks.conflicts else ""),
         remote=name, pulled_blocks=len(installed.changed_topics), added_records=evidence.added, commit=commit,
         conflicts=[{"block_id": c.block_id, "topic": c.topic, "ours": c.ours, "theirs": c.theirs}
                    for c in blocks.conflicts],
@@ -186,44 +262,42 @@ def _merge(ws: Workspace, name: str, ours: str | None, theirs: str, lock_timeout
     )
 
 
-def _adopt(ws: Workspace, head: str, theirs: str, name: str) -> bool:
-    """We hold nothing they lack and our topics now equal theirs: take their tree whole, so
-    both machines end byte-identical (their derived views, their order of records in an
-    archive both sides appended to). True when HEAD's tree is now theirs; call locked."""
+def _match_recent_order(ws: Workspace, name: str, theirs: str, lock_timeout: float) -> None:
+    """Taking their memory whole, our render may still differ from theirs in one place:
+    `recent_events.jsonl` orders blocks by when each machine first saw them. Take their
+    order of the blocks they list (the newest; every other block before them, in ours) and
+    render again: this machine's render of the same memory, now byte for byte theirs, so
+    the two stop trading merge commits. Their file is read for its order only."""
     root = ws.root
-    listing = git_remote.git(root, "diff", "--no-renames", "--name-only", "-z", head, theirs).stdout
-    paths = [p.decode("utf-8", "surrogateescape") for p in listing.split(b"\0") if p]
-    if any(p.startswith("topics/") for p in paths):
+    head = git_remote.rev(root, "HEAD") or ""
+    if git_remote.changed_paths(root, head, theirs) != {RECENT_FILE}:
+        return
+    listed: dict[str, int] = {}
+    for line in git_remote.tree_files(root, theirs, [RECENT_FILE]).get(RECENT_FILE, b"").decode("utf-8", "replace").splitlines():
+        try:
+            doc = json.loads(line)
+        except ValueError:
+            return
+        if not isinstance(doc, dict) or not isinstance(doc.get("memory_id"), str) or type(doc.get("created_order")) is not int:
+            return
+        listed[doc["memory_id"]] = doc["created_order"]
+    if not listed:
+        return
+    ours = load_runtime(ws.paths).get("creation_order") or {}
+    older = sorted((bid for bid in ours if bid not in listed), key=lambda bid: ours[bid])
+    low = min(listed.values()) - len(older)
+    hint = {bid: low + i for i, bid in enumerate(older)} | listed
+    with Transaction(ws, "sync", f"order recent blocks as {name} does", lock_timeout=lock_timeout,
+                     creation_order=hint) as txn:
+        txn.commit()
+
+
+def _utf8(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
         return False
-    incoming = git_remote.tree_files(root, theirs, paths) if paths else {}
-    for path in paths:
-        if path.startswith("sources/"):
-            mine, new = (root / path).read_bytes() if (root / path).exists() else b"", incoming.get(path)
-            if new is None or not _same_records_or_more(path, mine, new):
-                return False
-    if paths:
-        changes = [install.Change(p, incoming.get(p)) for p in sorted(paths)]
-        token = secrets.token_hex(8)
-        install.install(root, ws.runtime, ws.repo, changes, txn=token, message=f"sync: take {name}'s derived views",
-                        audit_record={"txn": token, "kind": "sync", "summary": f"take {name}'s derived views",
-                                      "changed_files": sorted(paths), "workspace": ws.id})
-    return git_remote.same_tree(root, "HEAD", theirs)
-
-
-def _same_records_or_more(rel: str, mine: bytes, new: bytes) -> bool:
-    from ..memory.sources import scan_archive
-
-    if not mine:
-        return True
-    a, b = scan_archive(mine, rel), scan_archive(new, rel)
-    def same(x, y) -> bool:  # a frame's line number differs with its place, its bytes must not
-        return y is not None and (x.anchor, x.lines, x.meta) == (y.anchor, y.lines, y.meta)
-
-    return a.complete and b.complete and all(same(f, b.by_id.get(i)) for i, f in a.by_id.items())
-
-
-def _text(data: bytes) -> str:
-    return data.decode("utf-8", "replace")
+    return True
 
 
 def _save_status(ws: Workspace, result: SyncResult) -> None:

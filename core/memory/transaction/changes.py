@@ -107,12 +107,14 @@ def _retired(ws: Workspace, stage: Stage, retire: dict[str, str], result: Transa
 
 
 def change_set(ws: Workspace, stage: Stage, verdict: Verdict, result: TransactionResult, *,
-               retire: dict[str, str], updates: list[RuntimeUpdate], core_committed: Callable[[], bool]) -> None:
+               retire: dict[str, str], updates: list[RuntimeUpdate], core_committed: Callable[[], bool],
+               order_hint: dict[str, int] | None = None) -> None:
     """Fill `result` with the change (`before`/`after` of each changed file), the files a
-    person sees changed, the blocks created, the retirements and the core render."""
+    person sees changed, the blocks created, the retirements and the core render.
+    `order_hint` replaces the creation order kept here (sync: the order another machine has)."""
     baseline = stage.baseline
     units = derived.all_units(verdict.docs)
-    previous = baseline.runtime.get("creation_order") or {
+    previous = order_hint or baseline.runtime.get("creation_order") or {
         u.memory_id: n for n, u in enumerate(derived.all_units(baseline.docs))}
     order = derived.creation_order(previous, units)
 

@@ -109,10 +109,12 @@ def utf8_texts(changed: dict[str, bytes], diags: list[Diagnostic]) -> dict[str, 
 
 # -- normalization, manual sources, validation -------------------------------------------------
 
-def normalize(stage: Stage, texts: dict[str, str], manual_at: float | None) -> dict[str, Normalized]:
-    """Each changed topic normalized (ids assigned, citations resolved, manual sources drafted)."""
+def normalize(stage: Stage, texts: dict[str, str], manual_at: float | None,
+              admit: frozenset[str] = frozenset()) -> dict[str, Normalized]:
+    """Each changed topic normalized (ids assigned, citations resolved, manual sources drafted).
+    `admit`: ids committed elsewhere that keep their id here too (a sync's incoming blocks)."""
     baseline = stage.baseline
-    committed: set[str] = set().union(*(doc.id_set for doc in baseline.docs.values()))
+    committed: set[str] = set().union(*(doc.id_set for doc in baseline.docs.values()), admit)
     stage_index = SourceIndex(stage.root)
     ctx = Context(
         committed=committed, home=baseline.home, taken=committed | set(baseline.retired),
@@ -171,7 +173,7 @@ def repoint_links(live: dict[str, TopicDoc], final: dict[str, str], changed: set
 
 def judge(stage: Stage, *, conflicts: list[Diagnostic], retire: dict[str, str], evidence: set[str] | None,
           manual_at: float | None, legacy_core: bytes | None = None,
-          redact: Callable[[str], str] | None = None) -> Verdict:
+          redact: Callable[[str], str] | None = None, admit: frozenset[str] = frozenset()) -> Verdict:
     """Every rule, in order; the first failing group rejects (later ones would only repeat it).
     `redact` takes the secrets out of every changed topic first (DESIGN §16)."""
     baseline = stage.baseline
@@ -186,7 +188,7 @@ def judge(stage: Stage, *, conflicts: list[Diagnostic], retire: dict[str, str], 
     if redact is not None:
         texts = {rel: redact(text) for rel, text in texts.items()}
 
-    normalized = normalize(stage, texts, manual_at)
+    normalized = normalize(stage, texts, manual_at, admit)
     overlay, manual_ids = manual_sources(stage, [r for n in normalized.values() for r in n.manual])
     sources = SourceIndex(stage.root, overlay)
     stage_docs = {rel: baseline.docs[rel] for rel in staged if rel not in normalized}

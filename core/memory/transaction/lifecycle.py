@@ -68,7 +68,8 @@ class Transaction:
     def __init__(
         self, workspace: Workspace, kind: str, summary: str = "", *,
         evidence: Iterable[str] | None = None, lock_timeout: float = LOCK_TIMEOUT,
-        preview: bool = False, manual_sources: bool | None = None,
+        preview: bool = False, manual_sources: bool | None = None, admit_ids: Iterable[str] = (),
+        creation_order: dict[str, int] | None = None,
     ) -> None:
         if kind not in KINDS:
             raise ValueError(f"transaction kind must be one of {', '.join(KINDS)}: {kind!r}")
@@ -79,6 +80,8 @@ class Transaction:
         self.lock_timeout = lock_timeout
         self.manual_sources = kind == "edit" if manual_sources is None else manual_sources
         self.evidence: set[str] | None = None if evidence is None else _evidence_refs(evidence)
+        self._admit = frozenset(admit_ids)  # sync: block ids another machine committed keep their id
+        self._order = creation_order  # sync: the creation order of the machine whose render we match
         self._stack: ExitStack | None = None
         self._closed = False
         self._retire: dict[str, str] = {}
@@ -242,13 +245,13 @@ class Transaction:
         self._topic_redactions = Counter()
         verdict = judge(stage, conflicts=self._conflicts, retire=self._retire, evidence=self.evidence,
                         manual_at=self._at if self.manual_sources else None, legacy_core=legacy_core,
-                        redact=self._redact_topic)
+                        redact=self._redact_topic, admit=self._admit)
         if not verdict.ok:
             result.outcome = "rejected"
             result.diagnostics = sorted(verdict.diagnostics, key=lambda d: (d.file or "", d.line or 0, d.rule))
             return result
         change_set(self.ws, stage, verdict, result, retire=self._retire, updates=self._updates,
-                   core_committed=self._core_committed)
+                   core_committed=self._core_committed, order_hint=self._order)
         result.archived = stage.archived + verdict.manual_ids
         result.redactions = dict((self._archive_redactions + self._topic_redactions).most_common())
         self._docs = verdict.docs

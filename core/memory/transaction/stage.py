@@ -246,14 +246,18 @@ class Stage:
 
     def merge_archive(self, rel: str, data: bytes) -> list[str]:
         """Sync: put `data` at `rel` (`sources/…`), an archive holding every record the
-        staged one holds, byte for byte (records are added, never rewritten). Returns the
-        anchors of its records as root targets."""
+        staged one holds, byte for byte (records are added, never rewritten; the order may be
+        the remote's, so that both machines end with the same bytes). Returns the anchors of
+        its records as root targets."""
         live = read_bytes(self.root / rel)
-        if live is not None and not data.startswith(live.rstrip(b"\n")):
-            raise ArchiveError(f"{rel}: an incoming archive may only add records")
         scan = scan_archive(data, rel)
         if not scan.complete or not is_v2_path(rel):
             raise ArchiveError(f"invalid or truncated v2 archive: {rel}")
+        if live is not None and not data.startswith(live.rstrip(b"\n")):
+            before = scan_archive(live, rel)
+            if not before.complete or any(scan.by_id.get(f.source_id) is None or scan.by_id[f.source_id].lines != f.lines
+                                          or scan.by_id[f.source_id].meta != f.meta for f in before.frames):
+                raise ArchiveError(f"{rel}: an incoming archive may only add records")
         existing = [f"sources/{r}" for r in self.baseline.sources] + list(self.own_sources)
         if bad := colliding_paths([rel], existing):
             raise ArchiveError(f"archive path collides with an existing one: {bad[0]}")
