@@ -35,16 +35,20 @@ def read_status(paths: StatePaths) -> dict[str, Any]:
     return doc
 
 
-def record_outcome(paths: StatePaths, ok: bool, code: str | None = None, retryable: bool = False) -> None:
-    """Remember how the last write ended (a success keeps the last failure for reference)."""
+def record_outcome(paths: StatePaths, ok: bool, code: str | None = None, retryable: bool = False,
+                   retry_after_s: float | None = None) -> None:
+    """Remember how the last write ended (a success keeps the last failure for reference);
+    `retry_after_s`: the wait a model's provider asked for."""
     paths.runtime.mkdir(mode=0o700, parents=True, exist_ok=True)
     with FileLock(str(paths.runtime / (STATUS_FILE + ".lock")), timeout=5):
         doc = read_status(paths)
         if ok:
             doc.update(last_outcome="success", last_success_at=_now())
         else:
-            doc.update(last_outcome="failure",
-                       last_failure={"at": _now(), "reason_code": code, "retryable": retryable})
+            failure: dict[str, Any] = {"at": _now(), "reason_code": code, "retryable": retryable}
+            if retry_after_s is not None:
+                failure["retry_after_s"] = retry_after_s
+            doc.update(last_outcome="failure", last_failure=failure)
         atomic_write_text(paths.runtime / STATUS_FILE, json.dumps(doc, indent=2) + "\n")
 
 

@@ -164,7 +164,8 @@ def _one(module: ModuleType, ev: HookEvent, state_dir: Path, call: HookCall) -> 
         step["write"] = "nothing imported yet"
     else:
         result = finish(store, sid) if ev.event == "session-end" else write(store, sid, force=ev.event == "pre-compact")
-        step["write"] = {"outcome": result.outcome, "code": result.code, "message": result.message}
+        step["write"] = {"outcome": result.outcome, "code": result.code, "message": result.message,
+                         **{k: v for k, v in result.to_json().items() if k in ("retry_after_s", "model")}}
         if result.outcome == "permanent":
             call.outcome, call.error = "error", f"{result.code}: {result.message}"
         elif result.outcome == "retryable" and call.outcome == "ok":

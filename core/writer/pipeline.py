@@ -203,7 +203,7 @@ class _Run:
         if result.outcome == "ok" and self.batches:
             record_outcome(self.paths, True)
         elif result.outcome != "ok":
-            record_outcome(self.paths, False, result.code, result.outcome == "retryable")
+            record_outcome(self.paths, False, result.code, result.outcome == "retryable", result.retry_after_s)
         if result.outcome != "retryable" and isinstance(sid, str) and sid:
             record_session_outcome(self.paths, sid, result.code if result.outcome == "permanent" else None,
                                    result.message)

@@ -123,6 +123,13 @@ class TopicTools:
                 raise ToolError(f"arguments are not valid JSON: {exc}") from None
         if not isinstance(arguments, dict):
             raise ToolError("arguments must be a JSON object")
+        parameters = SCHEMAS[name]["function"]["parameters"]
+        if missing := [key for key in parameters["required"] if key not in arguments]:
+            raise ToolError(f"bad arguments for {name}: required {', '.join(missing)} missing "
+                            f"(given: {', '.join(arguments) or 'nothing'})")
+        if unknown := [key for key in arguments if key not in parameters["properties"]]:
+            raise ToolError(f"bad arguments for {name}: no {', '.join(unknown)} "
+                            f"(its arguments: {', '.join(parameters['properties'])})")
         handler = getattr(self, "_" + name)
         try:
             return handler(**arguments)
