@@ -6,9 +6,16 @@
 * recall: CPU time of a cold `scriptorium hook claude-code user-prompt-submit` over
   10,000 topic blocks (bench/search.py's workspace: 400 topics × 25 blocks, half English,
   half Chinese) once the saved index is in place (target: at most 0.3 s);
+* every hook event the installed agents fire (Claude Code, Codex, pi), each in a fresh
+  process: median CPU as a ratio to `python -c pass` (target: at most 3×) and median wall
+  time (target: at most 100 ms on a quiet machine). The background events (stop, session
+  end) are timed as the agent waits for them: checking the call and starting the
+  detached job (a small real transcript), not the job;
+* MCP start: CPU of `scriptorium mcp` from exec to its answers to `initialize` and
+  `tools/list` (and exit at end of input) (target: at most 0.3 s);
 * MCP: a warm `memory_search` through `scriptorium mcp` with the SDK's stdio client:
   the server's CPU per query (target under 5 ms; from /proc, over MCP_QUERIES queries)
-  and the median round trip on the wall clock — null until that command exists.
+  and the median round trip on the wall clock.
 
 CPU time is the child's user + system time (`resource.getrusage`), median of several runs.
 Last line: one JSON object of the key figures.
@@ -42,10 +49,94 @@ def scriptorium() -> list[str]:
 
 
 def cpu_of(argv: list[str], stdin: bytes = b"") -> tuple[float, bytes]:
+    return timed(argv, stdin)[:2]  # type: ignore[return-value]
+
+
+def timed(argv: list[str], stdin: bytes = b"") -> tuple[float, bytes, float]:
+    """(CPU seconds, stdout, wall seconds) of one fresh process."""
+    import time
+
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
     done = subprocess.run(argv, input=stdin, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, check=False)
+    wall = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), done.stdout
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), done.stdout, wall
+
+
+TRANSCRIPTS = HERE.parent.parent / "shared" / "fixtures" / "transcripts"
+EVENTS = [  # (agent, event, extra payload); stop and session end need a transcript to queue
+    ("claude-code", "session-start", {"source": "startup"}), ("claude-code", "user-prompt-submit", {"prompt": None}),
+    ("claude-code", "stop", {"transcript": "claude-code__marot_spotter__tool_heavy.jsonl"}),
+    ("claude-code", "session-end", {"transcript": "claude-code__marot_spotter__tool_heavy.jsonl"}),
+    ("codex", "SessionStart", {"source": "startup"}), ("codex", "UserPromptSubmit", {"prompt": None}),
+    ("codex", "SubagentStart", {"agent_id": "a1"}),
+    ("codex", "Stop", {"transcript": "codex__jazzyalex_agent-sessions__small.jsonl"}),
+    ("codex", "SessionEnd", {"transcript": "codex__jazzyalex_agent-sessions__small.jsonl"}),
+    ("pi", "before-agent-start", {"prompt": None}),
+    ("pi", "session-shutdown", {"transcript": "pi__jazzyalex_agent-sessions__small.jsonl", "reason": "quit"}),
+]
+
+
+def hook_events(state: Path, queries: list[str], base_s: float) -> list[dict]:
+    """Median CPU and wall of every hook event, in fresh processes, against `state`."""
+    cmd = scriptorium()
+    rows = []
+    for agent, event, extra in EVENTS:
+        cpu, wall = [], []
+        for n in range(RUNS):
+            doc: dict = {"session_id": f"{agent}-{event}-{n}", "cwd": "/tmp"}
+            if "prompt" in extra:
+                doc["prompt"] = queries[n % len(queries)]
+            if "source" in extra:
+                doc["source"] = extra["source"]
+            if "agent_id" in extra:
+                doc["agent_id"] = f"{extra['agent_id']}-{n}"
+            if "transcript" in extra:
+                doc["transcript_path" if agent != "pi" else "session_file"] = str(TRANSCRIPTS / extra["transcript"])
+            if "reason" in extra:
+                doc["reason"] = extra["reason"]
+            c, _out, w = timed([*cmd, "--state", str(state), "hook", agent, event], json.dumps(doc).encode())
+            cpu.append(c)
+            wall.append(w)
+            if "transcript" in extra:
+                wait_for_job(state, doc["session_id"])  # its detached job must not load the next measurement
+        rows.append({"agent": agent, "event": event, "cpu_s": statistics.median(cpu),
+                     "wall_ms": statistics.median(wall) * 1000, "ratio": statistics.median(cpu) / base_s})
+    return rows
+
+
+def wait_for_job(state: Path, session_id: str, timeout: float = 180) -> None:
+    import time
+
+    log = state / "memory" / ".scriptorium" / "hooks.jsonl"
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        try:
+            lines = log.read_text(encoding="utf-8").splitlines()
+        except OSError:
+            lines = []
+        for line in reversed(lines):
+            call = json.loads(line)
+            if call.get("session_id") == session_id and call.get("detail", {}).get("phase") == "foreground":
+                return
+        time.sleep(0.2)
+    raise SystemExit(f"the detached job of {session_id} never finished")
+
+
+def mcp_start_cpu(state: Path) -> float:
+    """CPU seconds of `scriptorium mcp` answering initialize and tools/list, then ending."""
+    lines = [{"jsonrpc": "2.0", "id": 1, "method": "initialize",
+              "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "b", "version": "1"}}},
+             {"jsonrpc": "2.0", "method": "notifications/initialized"},
+             {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}]
+    stdin = "".join(json.dumps(line) + "\n" for line in lines).encode()
+    samples = []
+    for _ in range(RUNS):
+        cpu, out, _wall = timed([*scriptorium(), "--state", str(state), "mcp"], stdin)
+        assert b"memory_search" in out, out
+        samples.append(cpu)
+    return statistics.median(samples)
 
 
 def write_core(memory: Path, rng: random.Random) -> None:
@@ -138,8 +229,11 @@ def main() -> int:
             hits += b"additionalContext" in out
             recall.append(cpu)
         mcp = mcp_search_ms(state)
+        base_s = statistics.median(base)
+        events = hook_events(state, queries, base_s)
+        mcp_start = mcp_start_cpu(state)
 
-    base_s, start_s, recall_s = statistics.median(base), statistics.median(start), statistics.median(recall)
+    start_s, recall_s = statistics.median(start), statistics.median(recall)
     ratio = start_s / base_s
     print(f"{len(blocks)} blocks, {RUNS} runs each (median CPU seconds, user + system)")
     print(f"  {'python -c pass':<44} {base_s:8.3f}")
@@ -151,9 +245,17 @@ def main() -> int:
     else:
         print(f"  {'mcp memory_search (warm, server CPU ms)':<44} {mcp[0]:8.3f}   target < 5 ms")
         print(f"  {'mcp memory_search (warm, round trip ms)':<44} {mcp[1]:8.3f}   wall clock, client included")
+    print(f"  {'mcp start: initialize + tools/list (CPU s)':<44} {mcp_start:8.3f}   target <= 0.3 s")
+    print(f"every hook event, fresh process, median of {RUNS}:  CPU s   x bare   wall ms  (targets: <= 3x, <= 100 ms)")
+    for row in events:
+        print(f"  {row['agent'] + ' ' + row['event']:<44} {row['cpu_s']:6.3f}  {row['ratio']:5.2f}x  {row['wall_ms']:7.1f}")
+    worst_ratio = max(row["ratio"] for row in events)
+    worst_wall = max(row["wall_ms"] for row in events)
     print(json.dumps({"session_start_ratio": round(ratio, 2), "recall_cold_cpu_s": round(recall_s, 3),
                       "mcp_search_ms": None if mcp is None else round(mcp[0], 3),
-                      "mcp_search_wall_ms": None if mcp is None else round(mcp[1], 3)}))
+                      "mcp_search_wall_ms": None if mcp is None else round(mcp[1], 3),
+                      "mcp_start_cpu_s": round(mcp_start, 3), "hook_worst_ratio": round(worst_ratio, 2),
+                      "hook_worst_wall_ms": round(worst_wall, 1), "bare_cpu_s": round(base_s, 4)}))
     return 0
 
 

@@ -66,8 +66,9 @@ def add_hooks(text: str, commands: dict[str, str], is_ours: Callable[[str], bool
               created: list[KeyPath], timeouts: dict[str, int] | None = None) -> str:
     """Register `commands` (event name -> command line), one matcher group per event,
     replacing any earlier registration of ours (so a second install changes nothing).
-    `timeouts` overrides `timeout` per event. The containers added are noted in
-    `created`, for uninstall to take out again."""
+    `timeouts` overrides `timeout` per event. (No `"async": true` for Stop: with an async
+    Stop pending, `claude -p` and `codex exec` exit without running Stop or SessionEnd.)
+    The containers added are noted in `created`, for uninstall to take out again."""
     text = remove_hooks(text, is_ours, created)
     hooks = load(text, "settings").get("hooks")
 

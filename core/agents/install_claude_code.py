@@ -83,7 +83,7 @@ def _settings_edit(target: Target, action: str) -> Edit:
     return edit
 
 
-PERMISSIONS = ["permissions", "allow"]
+PERMISSIONS: config_json.KeyPath = ["permissions", "allow"]
 
 
 def tool_permissions(*, ask: bool) -> list[str]:

@@ -18,11 +18,9 @@ import the same transcript at once.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -62,15 +60,16 @@ def spawn(ev: HookEvent, state_dir: Path) -> int:
     """`scriptorium hook … --foreground` in a new session, the payload on its stdin."""
     payload = {"session_id": ev.session_id, "cwd": ev.cwd, "reason": ev.reason,
                "transcript_path" if ev.agent != "pi" else "session_file": ev.transcript}
-    folder = jobs_dir(state_dir)
-    folder.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryFile(dir=folder) as fh:
-        fh.write(json.dumps(payload).encode("utf-8"))
-        fh.seek(0)
-        argv = [sys.executable, "-m", "scriptorium.core.cli", "--state", str(state_dir), "hook", ev.agent,
-                ev.event if ev.agent != "pi" else "session-shutdown", "--foreground"]
-        process = subprocess.Popen(argv, stdin=fh, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                   start_new_session=True, close_fds=True)
+    argv = [sys.executable, "-m", "scriptorium.core.cli", "--state", str(state_dir), "hook", ev.agent,
+            ev.event if ev.agent != "pi" else "session-shutdown", "--foreground"]
+    process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                               start_new_session=True, close_fds=True)
+    assert process.stdin is not None
+    try:  # a few hundred bytes: the pipe's buffer takes them whether or not the job reads yet
+        process.stdin.write(json.dumps(payload).encode("utf-8"))
+        process.stdin.close()
+    except OSError:
+        pass  # the job died at once; it logs nothing, and the next turn's job imports the transcript
     return process.pid
 
 
@@ -101,6 +100,8 @@ def spawn_index_refresh(state_dir: Path) -> bool:
 
 def _work(module: ModuleType, ev: HookEvent, state_dir: Path, call: HookCall) -> None:
     """Coalesce with any job of the same agent session, then do what is asked."""
+    import hashlib
+
     from filelock import FileLock, Timeout
 
     key = hashlib.sha1(f"{ev.agent}\0{ev.session_id}".encode("utf-8")).hexdigest()[:16]

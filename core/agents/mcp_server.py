@@ -27,6 +27,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
+from .. import __version__
 from .memory_tools import DEFAULT_TOPIC
 
 if TYPE_CHECKING:
@@ -153,7 +154,7 @@ class MemoryServer:
         version = asked if asked in PROTOCOL_VERSIONS else PROTOCOL_VERSIONS[0]
         return {"protocolVersion": version,
                 "capabilities": {"tools": {"listChanged": False}, "resources": {"listChanged": False}},
-                "serverInfo": {"name": "scriptorium", "title": "Scriptorium memory", "version": _version()},
+                "serverInfo": {"name": "scriptorium", "title": "Scriptorium memory", "version": __version__},
                 "instructions": INSTRUCTIONS}
 
     def call_tool(self, params: dict[str, Any]) -> dict[str, Any]:
@@ -208,15 +209,6 @@ class MemoryServer:
         if text is None:
             raise RpcError(INVALID_PARAMS, f"resource not found: {uri}")
         return {"contents": [{"uri": uri, "mimeType": "text/markdown", "text": text}]}
-
-
-def _version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("scriptorium-memory")
-    except PackageNotFoundError:
-        return "0"
 
 
 def _check_arguments(name: str, arguments: dict[str, Any]) -> None:

@@ -399,8 +399,11 @@ def openai_responses(turn: Turn, *, model: str = "gpt-5", stream: bool = True, c
         items.append({"type": "message", "id": "msg_scripted", "status": "completed", "role": "assistant",
                       "content": [{"type": "output_text", "text": turn.text, "annotations": []}]})
     for i, (name, _args) in enumerate(turn.calls):
-        items.append({"type": "function_call", "id": f"fc_{i}", "call_id": f"{call_prefix}_{i}", "name": name,
-                      "arguments": turn.arguments(i), "status": "completed"})
+        item = {"type": "function_call", "id": f"fc_{i}", "call_id": f"{call_prefix}_{i}", "name": name,
+                "arguments": turn.arguments(i), "status": "completed"}
+        if "/" in name:  # "namespace/tool": a tool inside a namespace tool (Codex puts each MCP server's in one)
+            item["namespace"], item["name"] = name.split("/", 1)
+        items.append(item)
     usage = {"input_tokens": turn.input_tokens, "output_tokens": turn.output_tokens,
              "total_tokens": turn.input_tokens + turn.output_tokens,
              "input_tokens_details": {"cached_tokens": 0}, "output_tokens_details": {"reasoning_tokens": 0}}
