@@ -57,3 +57,44 @@ def test_the_graph_resolves_relative_imports_to_project_modules() -> None:
         ("scriptorium.core.clean", "scriptorium.core.sneaky"),  # `from . import sneaky`: a module, not the package
         ("scriptorium.core.clean", "scriptorium.core.cli.relative"),  # `from .cli import relative`
     }
+
+
+def reached(graph: dict[str, list[Import]], source: str) -> set[str]:
+    """Every project module `source` imports, directly or through others."""
+    seen: set[str] = set()
+    todo = [source]
+    while todo:
+        for edge in graph.get(todo.pop(), []):
+            if edge.target in graph and edge.target not in seen:
+                seen.add(edge.target)
+                todo.append(edge.target)
+    return seen
+
+
+def climbs(graph: dict[str, list[Import]], lower: str, higher: tuple[str, ...]) -> list[str]:
+    """The modules under `higher` that a module under `lower` reaches: imports back up the floors."""
+    return sorted({f"{m} -> {t}" for m in graph if m == lower or m.startswith(lower + ".")
+                   for t in reached(graph, m) if any(t == h or t.startswith(h + ".") for h in higher)})
+
+
+C = "scriptorium.core"
+
+
+def test_the_redactor_sits_below_memory_and_sessions_and_purge_above_them() -> None:
+    graph = import_graph()
+    assert f"{C}.redact.redactor" in graph and f"{C}.purge.purge" in graph
+    assert not climbs(graph, f"{C}.redact", (f"{C}.memory", f"{C}.sessions", f"{C}.writer", f"{C}.purge"))
+    assert not climbs(graph, f"{C}.memory", (f"{C}.purge",))
+    assert not climbs(graph, f"{C}.sessions", (f"{C}.purge",))
+    assert f"{C}.redact.redactor" in reached(graph, f"{C}.sessions.writing")  # really below: the store uses it
+
+
+def test_the_session_store_parts_stand_on_each_other_in_one_order() -> None:
+    """reading < the locked write unit < marks < the facade: no part reaches one above it."""
+    graph = import_graph()
+    floors = ["reading", "writing", "marks", "store"]
+    for i, lower in enumerate(floors):
+        above = tuple(f"{C}.sessions.{f}" for f in floors[i + 1:])
+        assert not climbs(graph, f"{C}.sessions.{lower}", above), lower
+    for part in ("errors", "undo", "registry", "index", "nodes", "paths", "repo", "pack"):
+        assert not climbs(graph, f"{C}.sessions.{part}", tuple(f"{C}.sessions.{f}" for f in floors)), part

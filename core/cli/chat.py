@@ -31,7 +31,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def cmd_chat(args: argparse.Namespace, ctx: CliContext) -> int:
     from ..providers import create_provider
     from ..providers.runtime import ChatRuntime
-    from ..sessions.store import SessionError
+    from ..sessions.errors import SessionError
     from ..writer.model import completion, model_timeout, resolve_model
 
     try:

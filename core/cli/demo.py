@@ -20,7 +20,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def cmd_demo(args: argparse.Namespace, ctx: CliContext) -> int:
     from ..demo import branch_summary, default_demo_dir, ensure_demo
-    from ..sessions.store import SessionError
+    from ..sessions.errors import SessionError
 
     state_dir = ctx.state_dir if getattr(args, "state", None) else default_demo_dir()
 

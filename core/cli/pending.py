@@ -17,7 +17,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def cmd_pending(args: argparse.Namespace, ctx: CliContext) -> int:
     from ..sessions.marker import BranchPending, counted_ids, pending, pending_branches
-    from ..sessions.store import SessionError
+    from ..sessions.errors import SessionError
 
     store = ctx.store
     try:

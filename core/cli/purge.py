@@ -1,6 +1,6 @@
 """`scriptorium purge --text STRING | --pattern REGEX [--dry-run] [--yes] [--json]`: find a
 secret that got into the state directory before redaction, show where, and on
-confirmation rewrite it out of every file and every git history (core/redact/purge.py).
+confirmation rewrite it out of every file and every git history (core/purge/purge.py).
 
 Exit codes: 0 done (or nothing found, or a dry run), 1 declined or the workspace does not
 validate afterwards, 2 usage (including: no --yes and stdin is not a terminal), 75 busy.
@@ -30,7 +30,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_purge(args: argparse.Namespace, ctx: CliContext) -> int:
-    from ..redact import purge as op
+    from ..purge import purge as op
 
     text = args.text
     if text == "-":
@@ -60,7 +60,7 @@ def cmd_purge(args: argparse.Namespace, ctx: CliContext) -> int:
 
 
 def _print(report, as_json: bool, *, dry_run: bool) -> int:
-    from ..redact.purge import describe
+    from ..purge.purge import describe
 
     if as_json:
         emit_json({**report.to_json(), "dry_run": dry_run})

@@ -70,7 +70,7 @@ def cmd_new(args: argparse.Namespace, ctx: CliContext) -> int:
 
 
 def cmd_append(args: argparse.Namespace, ctx: CliContext) -> int:
-    from ..sessions.store import SessionError
+    from ..sessions.errors import SessionError
     text = sys.stdin.read() if args.text == "-" else args.text
     kwargs: dict[str, Any] = {"metadata": parse_meta(args.meta)}
     if args.after:
@@ -84,7 +84,7 @@ def cmd_append(args: argparse.Namespace, ctx: CliContext) -> int:
 
 
 def cmd_show(args: argparse.Namespace, ctx: CliContext) -> int:
-    from ..sessions.store import SessionError
+    from ..sessions.errors import SessionError
     store = ctx.store
     try:
         meta = store.meta(args.sid)
@@ -118,7 +118,7 @@ def cmd_show(args: argparse.Namespace, ctx: CliContext) -> int:
 
 
 def cmd_rewind(args: argparse.Namespace, ctx: CliContext) -> int:
-    from ..sessions.store import SessionError
+    from ..sessions.errors import SessionError
     try:
         hidden = ctx.store.rewind(args.sid, args.node)
     except SessionError as exc:
@@ -132,7 +132,7 @@ def cmd_rewind(args: argparse.Namespace, ctx: CliContext) -> int:
 
 def cmd_mark(args: argparse.Namespace, ctx: CliContext) -> int:
     from ..sessions.marker import mark_written, workspace_id
-    from ..sessions.store import SessionBusy, SessionError
+    from ..sessions.errors import SessionBusy, SessionError
 
     try:
         wid = workspace_id(ctx.state_dir)

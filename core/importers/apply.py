@@ -16,7 +16,9 @@ from typing import Any
 import orjson
 
 from ..sessions.nodes import clean_text
-from ..sessions.store import SessionError, SessionExists, SessionStore, redaction_counts
+from ..sessions.errors import SessionError, SessionExists
+from ..sessions.reading import redaction_counts
+from ..sessions.store import SessionStore
 from .plan import PlannedNode, SessionPlan
 
 ROLE_OF = {"user": "user", "assistant": "assistant", "tool": "tool", "runtime": "user"}

@@ -13,7 +13,9 @@ from typing import Any
 
 from filelock import Timeout
 
-from ..sessions.store import SessionError, SessionStore
+from ..sessions.errors import SessionError
+
+from ..sessions.store import SessionStore
 from . import KINDS, importer
 from .apply import ApplyResult, apply_plan, preview_plan
 from .plan import SessionPlan

@@ -24,13 +24,10 @@ class Record:
 
 def records_for(store: SessionStore, sid: str, node_ids: Iterable[str]) -> list[Record]:
     """Full records for the given turns (e.g. a batch cut from `pending`), in that order."""
-    out = []
-    for nid in node_ids:
-        node = store.node(sid, nid)
-        if not node.is_record or node.rewound:
-            continue
-        out.append(Record(node.id, sid, node.kind, node.text, node.created_at, store.token_count(sid, nid)))
-    return out
+    index = store.index(sid)
+    nodes = [n for n in store.nodes_by_id(sid, node_ids, index) if n.is_record and not n.rewound]
+    tokens = store.token_counts(sid, nodes, index)
+    return [Record(node.id, sid, node.kind, node.text, node.created_at, n) for node, n in zip(nodes, tokens)]
 
 
 def branch_records(store: SessionStore, sid: str, tip: str | None = None) -> list[Record]:

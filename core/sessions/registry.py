@@ -7,8 +7,9 @@ under its own lock.
 
 from __future__ import annotations
 
+import contextlib
 import json
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -39,3 +40,33 @@ def update_registry(path: Path, metas: Mapping[str, Mapping[str, Any]], *, lock_
             atomic_write_text(path, json.dumps(registry, ensure_ascii=False, indent=2))
     except OSError:
         pass
+
+
+class RegistryWriter:
+    """The registry updates of one store: written at once, or collected while `deferred`."""
+
+    def __init__(self, path: Path, *, lock_timeout: float) -> None:
+        self.path = path
+        self.lock_timeout = lock_timeout
+        self._pending: dict[str, dict[str, Any]] | None = None
+
+    @contextlib.contextmanager
+    def deferred(self) -> Iterator[None]:
+        """Collect registry updates and write them once at exit: an import of a thousand
+        sessions would otherwise rewrite the whole registry a thousand times."""
+        if self._pending is not None:
+            yield
+            return
+        self._pending = {}
+        try:
+            yield
+        finally:
+            pending, self._pending = self._pending, None
+            if pending:
+                update_registry(self.path, pending, lock_timeout=self.lock_timeout)
+
+    def update(self, sid: str, meta: Mapping[str, Any]) -> None:
+        if self._pending is not None:
+            self._pending[sid] = dict(meta)  # dict item assignment: safe across threads
+        else:
+            update_registry(self.path, {sid: meta}, lock_timeout=self.lock_timeout)

@@ -27,7 +27,8 @@ from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from ..fsutil import atomic_write_text
 from ..paths import StatePaths
 from ..sessions.paths import UNTRACKED_PARTS
-from ..sessions.store import SessionError, SessionStore
+from ..sessions.errors import SessionError
+from ..sessions.store import SessionStore
 
 PROCESSED_FILE = "session-end.json"
 DEFAULT_IDLE_S = 30 * 60.0

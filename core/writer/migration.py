@@ -28,7 +28,8 @@ from ..memory.lock import write_lock
 from ..memory.sources import anchor_for, archive_path, legacy_path, scan_archive
 from ..paths import StatePaths
 from ..runtime_state import load_runtime, save_runtime
-from ..sessions.store import SessionError, SessionStore
+from ..sessions.errors import SessionError
+from ..sessions.store import SessionStore
 
 PROVIDER = "openprogram"
 LOCK_TIMEOUT_S = 5.0

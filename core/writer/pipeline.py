@@ -34,7 +34,8 @@ from ..memory import LockBusy, SourceIndex, SourceRecord, Transaction, Workspace
 from ..memory.sources import anchor_for, archive_path, speaker_label
 from ..paths import StatePaths
 from ..sessions.records import records_for
-from ..sessions.store import SessionBusy, SessionError, SessionStore
+from ..sessions.errors import SessionBusy, SessionError
+from ..sessions.store import SessionStore
 from .classify import Failure, PassResult, classify
 from .counters import batch_written, sleep_due
 from .agent import ModelMisbehaved, describe_calls

@@ -11,7 +11,8 @@ import pytest
 from scriptorium.core.sessions.marker import mark_written, pending, workspace_id
 from scriptorium.core.runtime_state import empty_runtime, load_runtime
 from scriptorium.core.paths import StatePaths
-from scriptorium.core.sessions.store import SessionError, SessionStore
+from scriptorium.core.sessions.errors import SessionError
+from scriptorium.core.sessions.store import SessionStore
 
 
 def test_nul_and_invalid_utf8_text_is_stored_readably(store: SessionStore) -> None:

@@ -22,6 +22,7 @@ HEAVY = ("git", "litellm", "textual", "tiktoken", "bm25s", "numpy", "filelock", 
 # writer locks with core/flock.py), shutil (argparse's terminal width: core/cli/__init__.py),
 # tomllib (no config.toml to parse).
 WRITER_SIDE = ("scriptorium.core.redact", "scriptorium.core.sessions.pack", "scriptorium.core.sessions.registry",
+               "scriptorium.core.sessions.writing", "scriptorium.core.sessions.marks", "scriptorium.core.sessions.undo",
                "scriptorium.core.git_locks", "scriptorium.core.tokens", "hashlib", "secrets")
 UNUSED = ("filelock", "shutil", "tomllib")
 

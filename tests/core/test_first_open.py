@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from scriptorium.core.sessions.marker import cut_batch, mark_written, pending, workspace_id
-from scriptorium.core.sessions.store import InvalidNode, SessionStore
+from scriptorium.core.sessions.errors import InvalidNode
+from scriptorium.core.sessions.store import SessionStore
 from scriptorium.core.tokens import count_tokens
 
 

@@ -12,7 +12,7 @@ from scriptorium.core.cli import main
 from scriptorium.core.cli.common import CliError
 from scriptorium.core.memory import LockBusy, TopicPathError, Workspace, WorkspaceError
 from scriptorium.core.outcome import EXIT_FAILURE, EXIT_OK, EXIT_RETRYABLE, ScriptoriumError, exit_code, failed
-from scriptorium.core.sessions.store import SessionError, UnknownSession
+from scriptorium.core.sessions.errors import SessionError, UnknownSession
 from scriptorium.core.sync.remote import RemoteError, RemoteUnreachable
 from scriptorium.core.sync.run import SyncResult
 from scriptorium.core.writer.classify import PassResult

@@ -11,7 +11,9 @@ from pathlib import Path
 import git
 import pytest
 
-from scriptorium.core.sessions.store import InvalidNode, SessionStore, UnknownNode, UnknownSession
+from scriptorium.core.sessions.errors import InvalidNode, UnknownNode, UnknownSession
+
+from scriptorium.core.sessions.store import SessionStore
 
 
 def files_snapshot(d: Path) -> dict[str, bytes]:

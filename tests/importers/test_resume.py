@@ -64,7 +64,7 @@ def test_an_unchanged_file_costs_nothing_and_a_rewritten_one_is_read_again(tmp_p
 def test_a_session_that_failed_to_write_is_read_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The planner's marks are past lines whose nodes never reached the store: forget them."""
     from scriptorium.core.importers import apply as apply_module
-    from scriptorium.core.sessions.store import SessionError
+    from scriptorium.core.sessions.errors import SessionError
 
     live = tmp_path / "live" / "s.jsonl"
     live.parent.mkdir()

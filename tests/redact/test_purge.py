@@ -58,7 +58,7 @@ def run(tmp_path: Path, capsys: pytest.CaptureFixture[str]):
 def leaky_state(run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, secrets: list[str]) -> list[str]:
     """Import, append, hand-edit, write and sleep with redaction off; returns the session ids."""
     import scriptorium.core.memory.transaction.lifecycle as lifecycle
-    import scriptorium.core.sessions.store as store_module
+    import scriptorium.core.sessions.writing as store_module
     import scriptorium.core.writer.editing as editing
 
     planted = "deploy with " + " and ".join(secrets)

@@ -43,7 +43,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from scriptorium.core.sessions import store as session_store_module
+from scriptorium.core.sessions import writing as session_store_module
 from scriptorium.core.config import set_config_value
 from scriptorium.core.sessions.repo import leftovers
 from scriptorium.core.sessions.marker import MARK_KEY, PendingTurn, cut_batch, pending_branches, workspace_id

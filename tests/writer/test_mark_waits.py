@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from scriptorium.core.memory import install
-from scriptorium.core.sessions import store as store_module
+from scriptorium.core.sessions import marks, writing
 from scriptorium.core.sessions.marker import pending
 from scriptorium.core.sessions.store import SessionStore
 from scriptorium.core.writer import finish
@@ -67,7 +67,7 @@ def test_finish_waits_for_an_import_past_the_lock_limit_then_marks_and_nothing_i
         store: SessionStore, held_at_install: list, monkeypatch: pytest.MonkeyPatch) -> None:
     sid = store.create_session("imported while writing")
     chain(store, sid, TURNS)
-    monkeypatch.setattr(store_module, "LOCK_TIMEOUT_S", 1.0)  # the session lock's wait, lowered: held 2 s past it
+    monkeypatch.setattr(writing, "LOCK_TIMEOUT_S", 1.0)  # the session lock's wait, lowered: held 2 s past it
     held_at_install.append((sid, 3.0, "work"))
     result = finish(store, sid)
     assert (result.outcome, result.code) == ("ok", "WRITTEN"), result.message
@@ -83,7 +83,7 @@ def test_a_holder_at_work_keeps_marking_waiting_past_the_stall_limit(
         store: SessionStore, held_at_install: list, monkeypatch: pytest.MonkeyPatch) -> None:
     sid = store.create_session("long import")
     chain(store, sid, TURNS)
-    monkeypatch.setattr(store_module, "MARK_STALL_S", 1.0)
+    monkeypatch.setattr(marks, "MARK_STALL_S", 1.0)
     held_at_install.append((sid, 3.0, "work"))
     result = finish(store, sid)
     assert (result.outcome, result.code) == ("ok", "WRITTEN"), result.message
@@ -95,7 +95,7 @@ def test_a_holder_that_does_nothing_for_the_whole_stall_limit_is_session_busy_no
         store: SessionStore, held_at_install: list, monkeypatch: pytest.MonkeyPatch) -> None:
     sid = store.create_session("hung importer")
     chain(store, sid, TURNS)
-    monkeypatch.setattr(store_module, "MARK_STALL_S", 1.0)
+    monkeypatch.setattr(marks, "MARK_STALL_S", 1.0)
     held_at_install.append((sid, 60.0, "idle"))
     result = finish(store, sid)
     assert (result.outcome, result.code) == ("retryable", "SESSION_BUSY"), result.message
@@ -109,7 +109,7 @@ def test_marks_that_cannot_be_written_are_marking_failed(store: SessionStore, mo
 
     def refused(items: object, **kw: object) -> None:
         raise PermissionError(errno.EACCES, "Permission denied", "history/0001-u-u1.json")
-    monkeypatch.setattr(store_module, "atomic_write_many", refused)
+    monkeypatch.setattr(marks, "atomic_write_many", refused)
     result = finish(store, sid)
     assert (result.outcome, result.code) == ("permanent", "MARKING_FAILED"), result.message
     assert "installed" in result.message and "Permission denied" in result.message

@@ -35,7 +35,9 @@ from scriptorium.core.sessions.nodes import Node
 from scriptorium.core.paths import StatePaths
 from scriptorium.core.sessions.index import IndexEntry, NodeFileError, read_node_file
 from scriptorium.core.sessions.paths import SessionPaths
-from scriptorium.core.sessions.store import SessionError, SessionProblem, SessionStore
+from scriptorium.core.sessions.errors import SessionError
+from scriptorium.core.sessions.reading import SessionProblem
+from scriptorium.core.sessions.store import SessionStore
 from scriptorium.core.writer_status import session_failures
 
 from .states import (  # noqa: F401  (re-exported: the model's vocabulary)

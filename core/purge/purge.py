@@ -39,7 +39,7 @@ from ..memory.lock import write_lock
 from ..memory.names import printable
 from ..paths import GIT_DIR, SESSIONS_REGISTRY, StatePaths
 from ..sessions.paths import SessionPaths
-from .key import key_path, load_or_create_key
+from ..redact.key import key_path, load_or_create_key
 from .scrub import Scrubber
 
 LOCK_TIMEOUT_S = 10.0
