@@ -20,7 +20,8 @@ from ..git_locks import clear_stale_locks
 from ..paths import RUNTIME_DIR
 
 VERSIONED = ("core.md", "recent_events.jsonl", "commitments.jsonl", "relations.json", "sources", "topics", "timeline",
-             "workspaces.json")  # the workspaces sharing this memory through sync (sessions/marker.py)
+             "workspaces.json",  # the workspaces sharing this memory through sync (sessions/marker.py)
+             "purges.json")  # the tags of purged secrets, replayed by every machine (purge/purge_record.py)
 # Ignore everything at the top but the versioned names, so the first commit's `git add -A`
 # stages exactly the memory; later commits take only an install's own paths (`commit`).
 EXCLUDES = ("/.scriptorium*", "/.nativemem*", "/*", *(f"!/{name}" for name in VERSIONED))

@@ -11,8 +11,11 @@ old objects expired and pruned), rewrites the files git does not track, deletes 
 caches that hold the secret (they are rebuilt), maps the audit log's commit ids to the
 rewritten ones, audits the purge, and checks that the workspace still validates.
 
-Every match becomes `[REDACTED:purged:<8 hex>]` (keyed like redaction): block ids,
-citations, links and evidence record ids are never part of it, so they stay intact.
+Every match becomes `[REDACTED:purged:<8 hex>]`, the same on every machine (scrub.py):
+block ids, citations, links and evidence record ids are never part of it, so they stay
+intact. The purge leaves a record in memory (`purges.json`, the tags only) and the map
+of the memory's rewritten commits, so sync can replace the remote's history and every
+other machine can replay the purge (core/sync/purges.py).
 """
 
 from __future__ import annotations
@@ -39,7 +42,8 @@ from ..memory.lock import write_lock
 from ..memory.names import printable
 from ..paths import GIT_DIR, SESSIONS_REGISTRY, StatePaths
 from ..sessions.paths import SessionPaths
-from ..redact.key import key_path, load_or_create_key
+from ..redact.key import key_path
+from .purge_record import record_purge, save_commit_map
 from .scrub import Scrubber
 
 LOCK_TIMEOUT_S = 10.0
@@ -80,17 +84,14 @@ class PurgeReport:
 
 def scrubber(state_dir: Path, *, text: str | None = None, pattern: str | None = None) -> Scrubber:
     """Raises ValueError for an empty text or a bad regex."""
-    def key() -> bytes:
-        return load_or_create_key(state_dir)
-
     if text is not None:
         if not text:
             raise ValueError("--text must not be empty")
-        return Scrubber.for_text(text, key)
+        return Scrubber.for_text(text)
     if not pattern:
         raise ValueError("--pattern must not be empty")
     try:
-        compiled = Scrubber.for_pattern(pattern, key)
+        compiled = Scrubber.for_pattern(pattern)
     except re.error as exc:
         raise ValueError(f"bad --pattern: {exc}") from exc
     if compiled.pattern.search(""):
@@ -170,12 +171,16 @@ def _is_binary(data: bytes) -> bool:
 
 # -- purging ------------------------------------------------------------------------------------
 
-def purge(state_dir: Path, scrub: Scrubber, report: PurgeReport) -> PurgeReport:
-    """Rewrite everything `find` reported (`report`), then check the workspace."""
+def purge(state_dir: Path, scrub: Scrubber, report: PurgeReport, *, backup: bool = True,
+          record: bool = True) -> PurgeReport:
+    """Rewrite everything `find` reported (`report`), then check the workspace. A replay of
+    a purge made elsewhere (sync) makes no backup (it would keep the secret beside the
+    state) and no record (the one it replays is there)."""
     paths = StatePaths(state_dir)
     if not report.found:
         return report
-    report.backup = str(_backup(state_dir, report))
+    if backup:
+        report.backup = str(_backup(state_dir, report))
     paths.runtime.mkdir(parents=True, exist_ok=True)
     with write_lock(paths.runtime, LOCK_TIMEOUT_S), contextlib.ExitStack() as locks:
         touched = {_session_of(p.path) for p in report.files} | {_session_of(r.path) for r in report.repositories}
@@ -186,7 +191,10 @@ def purge(state_dir: Path, scrub: Scrubber, report: PurgeReport) -> PurgeReport:
             _commit_leftovers(state_dir / rel)  # marks await their commit: the rewrite must keep them
         renames: dict[str, str] = {}
         for repo in report.repositories:
-            renames.update(_rewrite_history(state_dir / repo.path, scrub))
+            rewritten = _rewrite_history(state_dir / repo.path, scrub)
+            renames.update(rewritten)
+            if state_dir / repo.path == paths.memory:
+                save_commit_map(paths.runtime, rewritten)
         for place in report.files:
             path = state_dir / place.path
             if not path.exists():
@@ -200,6 +208,8 @@ def purge(state_dir: Path, scrub: Scrubber, report: PurgeReport) -> PurgeReport:
         if renames:
             _map_commits(paths.runtime, renames)
         _audit(state_dir, report)
+    if record and scrub.tags and paths.memory_git.is_dir():
+        record_purge(state_dir, scrub.tags)
     report.problems = workspace_problems(state_dir)
     report.done = True
     return report

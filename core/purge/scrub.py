@@ -6,46 +6,57 @@ it in git (a blob carries no name), so it recognizes the format from the bytes: 
 value by value and serialized in their own style, so they stay valid; anything else is
 text. A replacement keeps the match's line count (an evidence frame's `record-lines:N`
 header stays true) and names no part of the secret.
+
+The placeholder, `[REDACTED:purged:<tag>]`, is the same on every machine for the same
+secret (`purge_tag`: scrypt under a fixed salt, slow to guess from), unlike redaction's
+keyed one: two machines that purge the same secret rewrite their shared history into the
+same commits, and a machine that still holds the secret can recognise a purge made
+elsewhere by checking what a placeholder hides against its tag (core/sync/purges.py).
 """
 
 from __future__ import annotations
 
 import builtins
 import hashlib
-import hmac
 import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import lru_cache
 from typing import Any
 
 PURGED_KIND = "purged"
+_TAG_SALT = b"scriptorium purge v1"
+
+
+@lru_cache(maxsize=256)
+def purge_tag(secret: str) -> str:
+    """8 hex digits naming `secret` in its placeholder, alike on every machine (~50 ms each:
+    checking guesses against a tag is slow)."""
+    return hashlib.scrypt(secret.encode("utf-8", "surrogateescape"), salt=_TAG_SALT, n=2 ** 14, r=8, p=1,
+                          dklen=4).hex()
 
 
 @dataclass
 class Scrubber:
     pattern: re.Pattern[str]
-    key_source: Callable[[], bytes]  # the machine's redaction key, read only when something is replaced
     literal: tuple[bytes, ...] = ()  # the raw and JSON-escaped forms of a --text secret (the quick test)
     matches: int = field(default=0)
+    tags: set[str] = field(default_factory=set)  # the placeholders' tags given out (the purge record)
 
     @classmethod
-    def for_text(cls, text: str, key_source: Callable[[], bytes]) -> Scrubber:
+    def for_text(cls, text: str) -> Scrubber:
         forms = {text, json.dumps(text)[1:-1], json.dumps(text, ensure_ascii=False)[1:-1]}
-        return cls(re.compile(re.escape(text)), key_source, tuple(f.encode("utf-8") for f in forms))
+        return cls(re.compile(re.escape(text)), tuple(f.encode("utf-8") for f in forms))
 
     @classmethod
-    def for_pattern(cls, pattern: str, key_source: Callable[[], bytes]) -> Scrubber:
-        return cls(re.compile(pattern), key_source)
-
-    @cached_property
-    def key(self) -> bytes:
-        return self.key_source()
+    def for_pattern(cls, pattern: str) -> Scrubber:
+        return cls(re.compile(pattern))
 
     def placeholder(self, match: re.Match[str]) -> str:
         secret = match.group(0)
-        digest = hmac.new(self.key, secret.encode("utf-8", "surrogateescape"), hashlib.sha256).hexdigest()[:8]
+        digest = purge_tag(secret)
+        self.tags.add(digest)
         text = match.string
         line_start = text.rfind("\n", 0, match.start()) + 1
         if text.rfind("[", line_start, match.start()) > text.rfind("]", line_start, match.start()):
@@ -90,7 +101,7 @@ class Scrubber:
             text = data.decode("latin-1")
         count = len(self.pattern.findall(text))
         if count == 0 and "\\" in text:  # escaped inside JSON strings
-            probe = Scrubber(self.pattern, lambda: b"probe", self.literal)
+            probe = Scrubber(self.pattern, self.literal)
             scrubbed = probe.bytes(data)
             count = probe.matches if scrubbed is not None else 0
         return count

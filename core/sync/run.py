@@ -50,6 +50,8 @@ from . import remote as git_remote
 from .blocks import merge_topics, side_blocks
 from .evidence import merge_archives
 from .local_edits import local_edits
+from .purges import ReplayNeeded, held_secrets, listed_tags, replay
+from ..purge.purge_record import PURGES_FILE, load_commit_map, purges_file
 
 ATTEMPTS = 3
 RECENT_FILE = "recent_events.jsonl"
@@ -157,6 +159,8 @@ def _sync(ws: Workspace, name: str, lock_timeout: float, timeout: float) -> Sync
         edits = local_edits(root)
         if edits.refusal:
             return SyncResult("permanent", "UNSAVED_EDITS", edits.refusal, remote=name)
+        if (done := _replace_purged(ws, name, timeout)) is not None:
+            return done
         theirs = git_remote.fetch(root, name, timeout)
         install.checkpoint("sync-fetched")
         ours = git_remote.rev(root, "HEAD")
@@ -173,14 +177,52 @@ def _sync(ws: Workspace, name: str, lock_timeout: float, timeout: float) -> Sync
                 return SyncResult("ok", "PUSHED", f"pushed memory to {name}", remote=name, pushed=True, commit=ours)
             continue
         assert theirs is not None
-        merged = _merge(ws, name, ours, theirs, edits.topics, lock_timeout)
+        fetched, stale = theirs, None
+        try:
+            merged = _merge(ws, name, ours, theirs, edits.topics, lock_timeout)
+        except ReplayNeeded as needed:
+            theirs = _replay(ws, name, theirs, needed.secrets)
+            stale = fetched if theirs != fetched else None  # what we fetched held the secret too
+            merged = _merge(ws, name, git_remote.rev(root, "HEAD"), theirs, local_edits(root).topics, lock_timeout)
+            merged.reports.append(f"replayed {len(needed.secrets)} purge(s) made on another machine")
         if merged.outcome != "ok":
             return merged
         install.checkpoint("sync-installed")
-        if merged.commit == theirs or git_remote.push(root, name, merged.commit or "", timeout):
-            merged.pushed = merged.commit != theirs
+        if merged.commit == fetched or git_remote.push(root, name, merged.commit or "", timeout, replacing=stale):
+            merged.pushed = merged.commit != fetched
             return merged
     return SyncResult("retryable", "REMOTE_MOVED", f"{name} kept moving while syncing; try again", remote=name)
+
+
+def _replace_purged(ws: Workspace, name: str, timeout: float) -> SyncResult | None:
+    """After a purge here: the remote's tip is a commit the purge rewrote, so it still holds
+    the secret. Replace it with our history (which holds its rewritten self) without
+    fetching it; None when that is not the case (an ordinary sync follows)."""
+    renamed = load_commit_map(ws.runtime)
+    if not renamed:
+        return None
+    tip = git_remote.remote_tip(ws.root, name, timeout)
+    head = git_remote.rev(ws.root, "HEAD")
+    if tip is None or tip not in renamed or head is None or not git_remote.is_ancestor(ws.root, renamed[tip], head):
+        return None
+    if not git_remote.push(ws.root, name, head, timeout, replacing=tip):
+        return None  # it moved meanwhile: fetch, and the replay finds what it holds
+    return SyncResult("ok", "PUSHED", f"replaced {name}'s memory with the purged history", remote=name,
+                      pushed=True, commit=head)
+
+
+def _replay(ws: Workspace, name: str, theirs: str, secrets: set[str]) -> str:
+    """Purge `secrets` here, the fetched commits included (kept on a ref of ours while the
+    history is rewritten: git-filter-repo drops remote-tracking refs); their rewritten tip."""
+    root = ws.root
+    incoming = f"refs/scriptorium/incoming/{name}"
+    git_remote.git(root, "update-ref", incoming, theirs)
+    git_remote.delete_ref(root, git_remote.tracking_ref(name))
+    try:
+        replay(ws.state_dir, secrets)
+        return git_remote.rev(root, incoming) or theirs
+    finally:
+        git_remote.delete_ref(root, incoming)
 
 
 def _has_memory(root: Path, sha: str | None) -> bool:
@@ -194,16 +236,19 @@ def _merge(ws: Workspace, name: str, ours: str | None, theirs: str, dirty: dict[
     root = ws.root
     base = git_remote.merge_base(root, ours, theirs) if ours else None
     adopt = not dirty and not _has_memory(root, ours)  # nothing of ours: their history becomes ours
-    travels = ("topics/", "sources/", SHARED_IDS_FILE)
+    travels = ("topics/", "sources/", SHARED_IDS_FILE, PURGES_FILE)
     if base is None:  # nothing shared yet: everything is new to one side
-        paths: set[str] = {"topics", "sources", SHARED_IDS_FILE}
+        paths: set[str] = {"topics", "sources", SHARED_IDS_FILE, PURGES_FILE}
     else:  # only what changed on either side since the base: the cost follows the change
         assert ours is not None  # a base exists only when both sides have commits
         paths = {p for p in git_remote.changed_paths(root, base, ours) | git_remote.changed_paths(root, base, theirs)
-                 if p.startswith(travels)} | {SHARED_IDS_FILE}  # (tiny, and the ids are a union)
+                 if p.startswith(travels)} | {SHARED_IDS_FILE, PURGES_FILE}  # (tiny, and unions)
     paths |= {f"topics/{rel}" for rel in dirty}
     trees = [git_remote.tree_files(root, sha, paths) if paths else {} for sha in (base, ours, theirs)]
     trees[1].update({f"topics/{rel}": data for rel, data in dirty.items()})  # a person's edit in progress is ours
+    tags = listed_tags(trees[1], trees[2])
+    if secrets := held_secrets(tags, trees[1], trees[2]):
+        raise ReplayNeeded(secrets)
     undecodable = sorted(p for p, d in trees[2].items() if p.startswith("topics/") and not _utf8(d))
     if undecodable:
         return SyncResult("permanent", "SYNC_REJECTED", f"{name}'s memory was refused: a topic is not valid UTF-8",
@@ -233,6 +278,8 @@ def _merge(ws: Workspace, name: str, ours: str | None, theirs: str, dirty: dict[
         for bid, reason in blocks.retire.items():
             txn.retire(bid, reason)
         txn.write_versioned(SHARED_IDS_FILE, _shared_ids_file(ids))
+        if tags:
+            txn.write_versioned(PURGES_FILE, purges_file(tags))
         installed = txn.commit()
     if installed.outcome == "rejected":
         why = "your unsaved edits and its changes do not validate together" if dirty else "it does not validate"

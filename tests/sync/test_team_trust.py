@@ -320,3 +320,57 @@ def test_commits_never_need_the_users_git_identity(tmp_path):
         done = subprocess.run([sys.executable, "-c", code, str(state), topic], capture_output=True, text=True, env=env)
         assert done.stdout.strip() == "installed", done.stderr
     assert "two.md" in topics(state)
+
+
+def _holds(state: Path, secret: str) -> list[str]:
+    """Where `secret` still is on this machine (`purge --dry-run`: files, and the objects of
+    every repository)."""
+    found = json.loads(cli(state, "purge", "--text", secret, "--dry-run", "--json").stdout)
+    return [p["path"] for p in found["files"]] + [r["path"] + "/.git" for r in found["repositories"]]
+
+
+def _remote_holds(bare: Path, secret: str) -> bool:
+    """Does any object reachable from the remote's refs hold `secret`?"""
+    listing = subprocess.run(["git", "--git-dir", str(bare), "rev-list", "--objects", "--all"], capture_output=True,
+                             text=True, check=True).stdout
+    shas = [line.split()[0] for line in listing.splitlines() if line.strip()]
+    batch = subprocess.run(["git", "--git-dir", str(bare), "cat-file", "--batch"], input="\n".join(shas) + "\n",
+                           capture_output=True, text=True, errors="replace").stdout
+    return secret in batch
+
+
+def test_a_purge_converges_on_every_machine_without_a_wedge(tmp_path, bare):
+    """Before: after a purge and force-push, every other machine's sync was refused forever,
+    and the purging machine's next sync fetched the secret back into its objects."""
+    secret = "hunter2-correct-horse-battery-staple"  # no rule knows it: it got in
+    a = joined(tmp_path / "a", bare)
+    save_topic(Workspace.open(a), "ops.md", f"# Ops\n\nThe vault password is {secret} for now.\n\nDeploys on Friday.\n")
+    written(a, "deploys", DEPLOY)
+    assert sync(a).code == "PUSHED"
+    b = joined(tmp_path / "b", bare)
+    assert sync(b).outcome == "ok"
+    c = joined(tmp_path / "c", bare)
+    assert sync(c).outcome == "ok"
+    written(b, "cache", CACHE)
+    assert sync(b).outcome == "ok"
+    held = ids(b)
+    assert _holds(a, secret) and _holds(b, secret)
+
+    purged = cli(a, "purge", "--text", secret, "--yes", "--json")
+    assert purged.returncode == 0, purged.stderr
+    assert not _holds(a, secret)
+    first = sync(a)  # the remote still has the old history: replaced, never fetched back
+    assert first.outcome == "ok", first.message
+    assert not _holds(a, secret) and not _remote_holds(bare, secret)
+    replays = []
+    for state in (b, c, a, b, c):
+        done = sync(state)
+        assert done.outcome == "ok", (state.name, done.code, done.message, done.diagnostics)
+        replays += [state.name for r in done.reports if "replayed" in r]
+    assert replays == ["b", "c"]  # each other machine purged it itself, once
+    for state in (a, b, c):
+        assert not _holds(state, secret), (state.name, _holds(state, secret))
+        assert ids(state) == held
+        assert "[REDACTED:purged:" in topics(state)["ops.md"]
+    assert not _remote_holds(bare, secret)
+    assert [sync(s).code for s in (a, b, c)] == ["UP_TO_DATE"] * 3

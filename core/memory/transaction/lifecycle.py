@@ -49,7 +49,7 @@ from .result import TransactionResult
 from .stage import Baseline, Stage, read_bytes, remove_stale_stages, stage_prefix
 
 KINDS = ("write", "sleep", "edit", "revert", "migrate", "sync")
-VERSIONED_FILES = ("workspaces.json",)  # root files a transaction may write besides topics and sources
+VERSIONED_FILES = ("workspaces.json", "purges.json")  # root files a transaction may write besides topics and sources
 LOCK_TIMEOUT = 1.0  # seconds; a longer wait is a retryable failure: a user must never wait on memory
 
 
