@@ -4,6 +4,7 @@ be held in flight while the test checks that the app keeps answering."""
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 from pathlib import Path
@@ -59,7 +60,9 @@ class GatedWriter:
                             raise TimeoutError("the test never released the writer")
                 if outer.error is not None:
                     raise outer.error
-                return offline.complete(model, messages, tools, timeout)
+                reply = offline.complete(model, messages, tools, timeout)
+                reply.input_tokens, reply.output_tokens, reply.cost_usd = 1000, 50, 0.00125  # as a priced model's
+                return reply
 
         self.handler = Gated()
         self.reset()
@@ -159,6 +162,11 @@ async def test_writing_a_branch_keeps_the_app_responsive_then_shows_the_outcome_
         screen = await open_session(pilot, settle, sid)
         text = status_text(screen)
         assert "Write branch" in text and "ok" in text and "WRITTEN" in text and f"{len(owed)} turn(s)" in text
+        # the model's tokens and their price, summed over the batches' model calls (n of them)
+        usage = re.search(rf"{PROVIDER}/test · ([\d,]+) tokens in, ([\d,]+) out · \$(\d+\.\d{{4}})", text)
+        assert usage is not None, text
+        n = int(usage[1].replace(",", "")) // 1000
+        assert n >= 3 and usage[2] == f"{50 * n:,}" and usage[3] == f"{0.00125 * n:.4f}"
         assert pending(store, sid, head, WORKSPACE) == []
         assert states(screen, owed) == {WRITTEN}  # the graph re-read its marks
         assert states(screen, [t.id for t in pending(store, sid, other, WORKSPACE)]) == {PENDING}

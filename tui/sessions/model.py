@@ -18,6 +18,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from scriptorium.core.sessions.graph_layout import GraphItem, LaneRow, display_order, layout
 from scriptorium.core.sessions.marker import (
@@ -425,6 +426,17 @@ class WriteOutcome:
     turns: int  # turns written (and marked)
     files: list[str] = field(default_factory=list)  # topic files changed
     elapsed: float = 0.0
+    usage: dict[str, Any] | None = None  # the model's: id, input_tokens, output_tokens, cost_usd (None: unpriced)
+
+    @property
+    def usage_line(self) -> str:
+        """E.g. `openai/gpt-4o-mini · 1,234 tokens in, 56 out · $0.0012`; empty when nothing was spent."""
+        u = self.usage
+        if not u or not (u.get("input_tokens") or u.get("output_tokens") or u.get("cost_usd")):
+            return ""  # no model called, or the offline one: nothing spent
+        cost = u.get("cost_usd")
+        price = f"${cost:.4f}" if isinstance(cost, (int, float)) else "no price known"
+        return f"{u.get('id')} · {u.get('input_tokens', 0):,} tokens in, {u.get('output_tokens', 0):,} out · {price}"
 
 
 def owed_ids(state_dir: Path, job: WriteJob) -> set[str]:
@@ -451,7 +463,8 @@ def run_job(state_dir: Path, job: WriteJob) -> WriteOutcome:
         result = write(store, job.session_id, tip=job.tip, force=True)
     files = sorted({f for batch in result.batches for f in batch.changed_files})
     turns = sum(len(batch.turns) for batch in result.batches)
-    return WriteOutcome(job, result.outcome, result.code, result.message, turns, files, time.monotonic() - started)
+    return WriteOutcome(job, result.outcome, result.code, result.message, turns, files, time.monotonic() - started,
+                        result.model)
 
 
 # --- the import action: read an agent's transcripts into sessions -----------------------

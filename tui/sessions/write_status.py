@@ -70,7 +70,8 @@ def finished(result: WriteOutcome) -> Content:
     return Content.assemble(
         (glyph + " ", style), (head, f"bold {style}"), " · ", (result.code, "bold"),
         (f"{note}  ({result.elapsed:.1f} s)", "$muted-text"), "\n  ",
-        sanitize_line(result.message)[:MESSAGE_CHARS], (files, "$muted-text"))
+        sanitize_line(result.message)[:MESSAGE_CHARS], (files, "$muted-text"),
+        (f"\n  {sanitize_line(result.usage_line)}" if result.usage_line else "", "$muted-text"))
 
 
 def standing_failure(failure: WriteFailure) -> Content:
