@@ -15,6 +15,10 @@ TOPICS = "topics"
 SOURCES = "sources"
 _LINK_RE = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 _COMMENT_RE = re.compile(r"<!--.*?-->", re.DOTALL)
+# A record's first line (formats §2.4): `[timestamp] label: content`; a label is
+# `display (id)` when both are known and differ.
+_RECORD_RE = re.compile(r"^\[([^\]]*)\]\s+(.+?): (.*)$", re.DOTALL)
+_LABEL_ID_RE = re.compile(r"^(.*\S)\s+\([^()]*\)$")
 
 
 @dataclass(frozen=True)
@@ -35,6 +39,13 @@ class Doc:
         """Content plus where it lives: a topic's path words and headings match too."""
         where = self.path.removeprefix(f"{TOPICS}/").removesuffix(".md").replace("/", " ").replace("_", " ")
         return "\n".join([self.text, where, *self.headings])
+
+    def semantic_text(self) -> str:
+        """What the embedding model reads: a block's claim and headings, a record's words
+        without its timestamp and speaker label (they would pull every record together)."""
+        if self.kind == "source":
+            return record_parts(self.text)[2]
+        return "\n".join([self.text, *self.headings])
 
     def to_json(self) -> dict:
         return {"kind": self.kind, "ids": list(self.ids), "path": self.path, "line": self.line,
@@ -86,6 +97,17 @@ def untrusted_targets(rel: str, data: bytes) -> set[str]:
     from ..memory.sources import scan_archive
 
     return {f"{rel}#{frame.anchor}" for frame in scan_archive(data, rel).frames if not frame.trusted}
+
+
+def record_parts(text: str) -> tuple[str, str, str]:
+    """(date, speaker, content) of a record's text: `2023-05-08`, `Caroline`, what was said.
+    Text that is not a record line comes back whole as the content."""
+    match = _RECORD_RE.match(text)
+    if match is None:
+        return "", "", text
+    stamp, label, content = match.groups()
+    named = _LABEL_ID_RE.match(label)
+    return stamp.strip()[:10], (named.group(1) if named else label).strip(), content.strip()
 
 
 def clean_text(text: str) -> str:

@@ -20,19 +20,30 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import accumulate
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
+from ..config import load_config
 from ..fsutil import atomic_write_bytes, atomic_write_text
 from ..memory.names import Skipped, list_topic_files, printable, unsafe_problem
 from ..paths import RUNTIME_DIR
 from .corpus import SOURCES, TOPICS, Doc, source_docs, topic_docs, untrusted_targets
+from .fusion import fuse
 from .ranking import Bm25Index
 from .tokenize import tokenize
 
+if TYPE_CHECKING:
+    from .embed import Embedder
+
 CACHE_FILE = "search-cache.json"
 MODEL_FILE = "search-model.bin"
+# per model (topic blocks alone, or blocks and source records): its saved BM25 arrays, its vectors
+MODEL_FILES = {False: MODEL_FILE, True: "search-model-sources.bin"}
+VECTORS_FILES = {False: "search-vectors.bin", True: "search-vectors-sources.bin"}
+# Cosine similarity a document must reach to be a hit by meaning alone (WordLlama's
+# unrelated pairs sit below it nine times in ten; a paraphrase's fact usually above).
+SEMANTIC_FLOOR = 0.05
 CACHE_VERSION = 1
 DEFAULT_TOP_K = 5
 # Only channel archives can hold untrusted (pending) evidence (formats §2.6).
@@ -44,9 +55,12 @@ class Hit:
     block_id: str  # a topic block id, or a source id for a source record
     path: str
     line: int
-    score: float
+    score: float  # BM25+ alone, or fused with similarity (reciprocal rank) when semantic search is on
     text: str
     kind: str = "block"
+    relevance: float = 0.0  # what the matching words earned: BM25+ score above its floor (0: no word shared)
+    similarity: float | None = None  # cosine to the query when semantic search found it
+    refs: tuple[str, ...] = ()  # a block's cited records, as root-relative `path#anchor`s
 
     def to_json(self) -> dict:
         return {"block_id": self.block_id, "path": self.path, "line": self.line, "score": round(self.score, 4), "text": self.text}
@@ -103,15 +117,19 @@ class _Docs(Sequence[Doc]):
 
 
 class SearchIndex:
-    def __init__(self, memory_dir: Path, *, vectorize: bool = True) -> None:
+    def __init__(self, memory_dir: Path, *, vectorize: bool = True, semantic: bool | None = None) -> None:
         """`vectorize`: query a loaded model with numpy (long-lived processes); a
-        one-shot process passes False and never imports numpy for a saved model."""
+        one-shot process passes False and never imports numpy for a saved model.
+        `semantic`: fuse BM25 with embedding similarity (None: as `[search] semantic` in
+        the state's config.toml says, on by default; off never imports the model)."""
         self.memory = Path(memory_dir)
         self.vectorize = vectorize
+        self._semantic = semantic
+        self._embedder: Embedder | None | bool = False  # False: not resolved yet
         self._cache_path = self.memory / RUNTIME_DIR / CACHE_FILE
-        self._model_path = self.memory / RUNTIME_DIR / MODEL_FILE
         self._files: dict[str, _FileEntry] = self._load_cache()
-        self._models: dict[bool, tuple[tuple, Sequence[Doc], Bm25Index]] = {}
+        self._models: dict[bool, tuple[tuple, Sequence[Doc], Bm25Index, str]] = {}
+        self._vectors: dict[bool, tuple[str, Any]] = {}  # per model: (its digest, rows in document order)
         self._untrusted: set[str] = set()
         self.skipped: list[Skipped] = []  # as of the last refresh: files left out for their names (names.py)
 
@@ -148,23 +166,17 @@ class SearchIndex:
             # topic files hold only blocks, archives only source records
             docs = _Docs([e for rel, e in sorted(files.items()) if include_sources or rel.startswith(f"{TOPICS}/")])
             digest = _digest(fingerprint)
-            bm25 = None if include_sources else self._load_model(digest, len(docs))
+            bm25 = self._load_model(include_sources, digest, len(docs))
             if bm25 is None:
                 if max_build is not None and len(docs) > max_build:
                     report.stale = True
                     return report
                 bm25 = Bm25Index([tokenize(d.search_text()) for d in docs])
                 report.rebuilt = True
-                if not include_sources:
-                    self._save_model(digest, bm25)
-            self._models[include_sources] = (fingerprint, docs, bm25)
+                self._save_model(include_sources, digest, bm25)
+            self._models[include_sources] = (fingerprint, docs, bm25, digest)
         return report
 
-    def baseline(self, query: str, *, include_sources: bool = False) -> float:
-        """What a block sharing no word with `query` scores (BM25+'s floor), as of the
-        last refresh: a hit's score minus this is what its matching words earned."""
-        model = self._models.get(include_sources)
-        return model[2].baseline(tokenize(query)) if model else 0.0
 
     def search(self, query: str, *, top_k: int = DEFAULT_TOP_K, include_sources: bool = False,
                refresh: bool = True) -> list[Hit]:
@@ -176,16 +188,80 @@ class SearchIndex:
         """
         if refresh or include_sources not in self._models:
             self.refresh(include_sources=include_sources)
-        _, docs, index = self._models[include_sources]
+        _, docs, index, _ = self._models[include_sources]
+        want = max(top_k * 4, top_k + 10)
+        tokens = tokenize(query)
+        floor = index.baseline(tokens)
+        lexical = {r.doc: r.score - floor for r in index.rank(tokens, want)}
+        similar = self._similar(query, include_sources, want)
         hits: list[Hit] = []
-        ranked = index.rank(tokenize(query), max(top_k * 4, top_k + 10))
-        for r in ranked:
-            doc = docs[r.doc]
+        for n, (score, relevance, similarity) in fuse(lexical, similar).items():
+            doc = docs[n]
             if self._pending(doc):
                 continue
-            hits.append(Hit(doc.id, doc.path, doc.line, r.score, doc.text, doc.kind))
+            hits.append(Hit(doc.id, doc.path, doc.line, score if similar else relevance + floor, doc.text, doc.kind,
+                            relevance, similarity, doc.refs))
         hits.sort(key=lambda h: (-h.score, h.path, h.line, h.block_id))
         return hits[:top_k]
+
+    @property
+    def embedder(self) -> "Embedder | None":
+        """The embedding model of semantic search here, or None (off, or it does not load)."""
+        if self._embedder is False:
+            config = load_config(self.memory.parent)
+            on = config.flag("search.semantic", True) if self._semantic is None else self._semantic
+            if on:
+                from .embed import DEFAULT_MODEL, load_model
+
+                self._embedder = load_model(config.text("search.model") or DEFAULT_MODEL)
+            else:
+                self._embedder = None
+        return self._embedder  # type: ignore[return-value]
+
+    def _similar(self, query: str, include_sources: bool, k: int) -> dict[int, float]:
+        """The `k` documents most similar to `query` that clear `SEMANTIC_FLOOR`: index -> cosine."""
+        if self.embedder is None or not query.strip():
+            return {}
+        rows = self.vectors(include_sources)
+        if rows is None or not len(rows):
+            return {}
+        import numpy as np
+
+        scores = rows @ self.embedder.embed([query])[0]
+        top = np.argpartition(-scores, k - 1)[:k] if len(scores) > k else np.arange(len(scores))
+        return {int(i): float(scores[i]) for i in top if scores[i] >= SEMANTIC_FLOOR}
+
+    def vectors(self, include_sources: bool = False) -> Any:
+        """The embedding rows of the current model's documents (built or loaded once per
+        document set), or None when semantic search is off."""
+        model = self.embedder
+        if model is None or include_sources not in self._models:
+            return None
+        _, docs, _, digest = self._models[include_sources]
+        cached = self._vectors.get(include_sources)
+        if cached and cached[0] == digest:
+            return cached[1]
+        from . import vectors
+
+        path = self.memory / RUNTIME_DIR / VECTORS_FILES[include_sources]
+        rows = vectors.load(path, digest, model.name, len(docs))
+        if rows is None:
+            sibling = self.memory / RUNTIME_DIR / VECTORS_FILES[not include_sources]
+            rows = vectors.build(path, digest, model, [d.semantic_text() for d in docs], (sibling,))
+        self._vectors[include_sources] = (digest, rows)
+        return rows
+
+    def prepare(self) -> None:
+        """Refresh both models (blocks; blocks and records) and their vectors, so that the
+        next fresh process (a hook before a prompt) only loads what is saved."""
+        for include_sources in (False, True):
+            if not self.refresh(include_sources=include_sources).stale:
+                self.vectors(include_sources)
+
+    def cited_by(self, block_ids: set[str] | frozenset[str]) -> set[str]:
+        """The records (`path#anchor`) the blocks carrying any of `block_ids` cite, as of the last refresh."""
+        return {ref for rel, entry in self._files.items() if rel.startswith(f"{TOPICS}/")
+                for doc in entry.docs if not block_ids.isdisjoint(doc.ids) for ref in doc.refs}
 
     def locate(self, block_id: str) -> Doc | None:
         """The block carrying `block_id` (an identity or an alias)."""
@@ -263,9 +339,9 @@ class SearchIndex:
         except (OSError, ValueError, KeyError, TypeError, AttributeError):  # orjson's error is a ValueError
             return {}
 
-    def _load_model(self, digest: str, size: int) -> Bm25Index | None:
+    def _load_model(self, include_sources: bool, digest: str, size: int) -> Bm25Index | None:
         try:
-            blob = self._model_path.read_bytes()
+            blob = (self.memory / RUNTIME_DIR / MODEL_FILES[include_sources]).read_bytes()
         except OSError:
             return None
         if blob[:len(digest)] != digest.encode("ascii"):
@@ -278,10 +354,11 @@ class SearchIndex:
             return None
         return bm25.vectorize() if self.vectorize else bm25
 
-    def _save_model(self, digest: str, bm25: Bm25Index) -> None:
+    def _save_model(self, include_sources: bool, digest: str, bm25: Bm25Index) -> None:
+        path = self.memory / RUNTIME_DIR / MODEL_FILES[include_sources]
         try:
-            self._model_path.parent.mkdir(parents=True, exist_ok=True)
-            atomic_write_bytes(self._model_path, digest.encode("ascii") + bm25.to_bytes(), durable=False)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            atomic_write_bytes(path, digest.encode("ascii") + bm25.to_bytes(), durable=False)
         except OSError:
             pass  # like the cache: saving only saves time
 

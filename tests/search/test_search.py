@@ -35,7 +35,7 @@ def test_top_five_by_default(memory: Path):
 
 
 def test_sources_only_when_asked(memory: Path):
-    index = SearchIndex(memory)
+    index = SearchIndex(memory, semantic=False)  # by words alone: meaning would bring near blocks too
     assert index.search("zanzibar") == []  # the word exists only in a source record
     hits = index.search("zanzibar", include_sources=True)
     assert [(h.block_id, h.path, h.kind) for h in hits] == [("openprogram/s1/m1", ARCHIVE, "source")]
