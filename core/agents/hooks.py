@@ -139,7 +139,7 @@ def _recall(state_dir: Path, ev: HookEvent, call: HookCall) -> str:
     seen = seen_blocks(state_dir, ev.agent, ev.session_id) if ev.session_id else set()
     found = recall_for_prompt(state_dir, ev.prompt, seen)
     call.detail.update(recall=found.reason, hits=found.hits, recall_chars=len(found.text),
-                       skipped_seen=found.skipped_seen)
+                       recall_tokens=found.tokens, skipped_seen=found.skipped_seen)
     if found.text:
         call.detail["recall_text"] = found.text
     if ev.session_id and found.blocks:

@@ -1,21 +1,29 @@
-"""Recall before an agent's prompt: the best blocks for it, above a floor, within a budget.
+"""Recall before an agent's prompt: what memory holds for it, ranked, deduplicated, within a token budget.
 
-BM25+ scores every document at least its "floor" (see `search.ranking`), and the floor
-grows with the query, so the relevance of a hit is what its matching words earned: its
-score minus the floor. A hit is kept when that is at least `recall.min_relevance` and at
-least `recall.relative_floor` of the best hit's; blocks this agent session was already
-given (the core at session start, earlier recalls) are skipped; hits are added best
-first while the fenced text stays within `recall.budget_chars`.
+Candidates are topic blocks and the evidence records of the archive (the turns the
+blocks cite, and those no block cites yet), ranked together by hybrid search (BM25+
+fused with embedding similarity, `core.search`). A block and the records it cites are
+one candidate: whichever ranks first stands for the others. A candidate is kept when
+its words earned at least `min_relevance` above BM25+'s floor (and `relative_floor` of
+the best such hit), or when its meaning is at least `min_similarity` close to the
+prompt's; candidates this agent session was already given (the core at session start,
+earlier recalls) are skipped; the rest are added best first while the injected text
+stays within `budget_tokens` (and `budget_chars`, when set).
+
+The injected text is plain: a block's claim without footnote markers, anchors or source
+paths, a record as `2023-05-08, Caroline: what was said` (its date and speaker, so
+temporal questions can be answered), and one closing line naming the blocks' ids for
+`memory_get`.
 
 Settings (`config.toml`, table `[recall]`): `enabled` (default true; recall is also off
-when `core.inject` is false), `top_k` (5), `min_relevance` (1.0), `relative_floor`
-(0.5), `budget_chars` (2000, about 500 tokens).
+when `core.inject` is false), `top_k` (8), `min_relevance` (1.0), `relative_floor`
+(0.3), `min_similarity` (0.35), `budget_tokens` (500), `budget_chars` (no limit unless set).
 
 Runs in a fresh process before every prompt, so the index is opened with
-`vectorize=False`: a saved model is loaded, never rebuilt when nothing changed. When
-memory changed elsewhere (an edit in the app, sleep, sync) and the saved model is out of
-date, a small workspace is rebuilt on the spot; a big one (over `INLINE_BUILD` blocks,
-about a second) is rebuilt by a detached process while this prompt goes without recall.
+`vectorize=False`: saved BM25 arrays are loaded and the vectors memory-mapped, never
+rebuilt when nothing changed. When memory changed elsewhere and the saved index is out
+of date, a small workspace is rebuilt on the spot; a big one (over `INLINE_BUILD`
+documents) is rebuilt by a detached process while this prompt goes without recall.
 """
 
 from __future__ import annotations
@@ -25,16 +33,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..config import Config, load_config
-from ..fence import AGENT_NOTE, fence_memory
+from ..fence import AGENT_NOTE, fence_memory, plain_memory
 from ..paths import StatePaths
 
 if TYPE_CHECKING:
     from ..search import Hit
 
-DEFAULTS: dict[str, Any] = {"enabled": True, "top_k": 5, "min_relevance": 1.0, "relative_floor": 0.5,
-                            "budget_chars": 2000}
-_CANDIDATES = 4  # hits ranked per hit wanted: room for the seen and the over-budget ones
-INLINE_BUILD = 2000  # blocks: a bigger stale index is rebuilt in a detached process, not while the agent waits
+DEFAULTS: dict[str, Any] = {"enabled": True, "top_k": 8, "min_relevance": 1.0, "relative_floor": 0.3,
+                            "min_similarity": 0.35, "budget_tokens": 500, "budget_chars": None}
+_CANDIDATES = 4  # hits ranked per hit wanted: room for the seen, the duplicates and the over-budget ones
+INLINE_BUILD = 5000  # documents: a bigger stale index is rebuilt in a detached process, not while the agent waits
+REFERENCE = "memory_get ids: "
 
 
 @dataclass
@@ -43,17 +52,22 @@ class RecallSettings:
     top_k: int = DEFAULTS["top_k"]
     min_relevance: float = DEFAULTS["min_relevance"]
     relative_floor: float = DEFAULTS["relative_floor"]
-    budget_chars: int = DEFAULTS["budget_chars"]
+    min_similarity: float = DEFAULTS["min_similarity"]
+    budget_tokens: int = DEFAULTS["budget_tokens"]
+    budget_chars: int | None = DEFAULTS["budget_chars"]
 
     @classmethod
     def from_config(cls, config: Config) -> "RecallSettings":
         """The `[recall]` table; a value of the wrong type or out of range reads as its default."""
+        chars = config.integer("recall.budget_chars", 0)
         return cls(
             enabled=config.flag("recall.enabled", True) and config.flag("core.inject", True),
             top_k=config.integer("recall.top_k", DEFAULTS["top_k"]),
             min_relevance=config.number("recall.min_relevance", DEFAULTS["min_relevance"]),
             relative_floor=config.number("recall.relative_floor", DEFAULTS["relative_floor"], high=1),
-            budget_chars=config.integer("recall.budget_chars", DEFAULTS["budget_chars"]),
+            min_similarity=config.number("recall.min_similarity", DEFAULTS["min_similarity"], high=1),
+            budget_tokens=config.integer("recall.budget_tokens", DEFAULTS["budget_tokens"]),
+            budget_chars=chars or None,
         )
 
 
@@ -61,13 +75,50 @@ class RecallSettings:
 class Recall:
     text: str  # fenced, or "" (nothing to add)
     reason: str  # "recalled" | "off" | "no hits" | "all seen" | "over budget" | "index rebuilding"
-    hits: list[dict[str, Any]] = field(default_factory=list)  # block_id, path, score, relevance
+    hits: list[dict[str, Any]] = field(default_factory=list)  # block_id, kind, path, score, relevance, similarity
     skipped_seen: int = 0
     skipped_budget: int = 0
+    tokens: int = 0  # of `text`
 
     @property
     def blocks(self) -> list[str]:
+        """Ids of what was given (blocks, and records by source id): skipped next time."""
         return [h["block_id"] for h in self.hits]
+
+
+def render_item(hit: "Hit") -> str:
+    """A candidate as the agent reads it: a record with its date and speaker, a block as plain text."""
+    if hit.kind == "source":
+        from ..search.corpus import record_parts
+
+        date, speaker, content = record_parts(hit.text)
+        head = ", ".join(part for part in (date, speaker) if part)
+        return f"- {head}: {content}" if head else f"- {content}"
+    return "- " + " ".join(plain_memory(hit.text).split())
+
+
+def render(items: list["Hit"]) -> str:
+    """The fenced recall text: one line per item, then the blocks' ids on one line."""
+    lines = [render_item(hit) for hit in items]
+    blocks = [hit.block_id for hit in items if hit.kind == "block"]
+    if blocks:
+        lines.append(REFERENCE + ", ".join(blocks))
+    return fence_memory("\n".join(lines), AGENT_NOTE) if lines else ""
+
+
+def record_target(hit: "Hit") -> str:
+    """A record's `path#anchor`, as the blocks citing it name it."""
+    from ..memory.sources import anchor_for
+
+    return f"{hit.path}#{anchor_for(hit.block_id)}"
+
+
+def relevant(hits: list["Hit"], settings: RecallSettings) -> list["Hit"]:
+    """The hits that clear the floors: by their words, or by their meaning."""
+    best = max((h.relevance for h in hits), default=0.0)
+    lexical_floor = max(settings.min_relevance, settings.relative_floor * best)
+    return [h for h in hits
+            if h.relevance >= lexical_floor or (h.similarity is not None and h.similarity >= settings.min_similarity)]
 
 
 def recall_for_prompt(state_dir: Path, prompt: str, seen: set[str] | frozenset[str] = frozenset(),
@@ -79,14 +130,16 @@ def recall_for_prompt(state_dir: Path, prompt: str, seen: set[str] | frozenset[s
     if not prompt.strip():
         return Recall("", "no hits")
     from ..memory.reading import read_consistent
-    from ..search import SearchIndex, render_hit
+    from ..search import SearchIndex
 
-    def rank(state: Path) -> tuple[list[Hit], float] | None:
+    def rank(state: Path) -> tuple[list[Hit], set[str]] | None:
         index = SearchIndex(StatePaths(state).memory, vectorize=False)
         live = state == Path(state_dir)  # else a snapshot of an install still pending: built here, once
-        if index.refresh(max_build=INLINE_BUILD if live else None).stale:  # changed outside a hook's write job
+        if index.refresh(include_sources=True, max_build=INLINE_BUILD if live else None).stale:
             return None
-        return index.search(prompt, top_k=settings.top_k * _CANDIDATES + len(seen)), index.baseline(prompt)
+        hits = index.search(prompt, top_k=settings.top_k * _CANDIDATES + len(seen), include_sources=True,
+                            refresh=False)
+        return hits, index.cited_by(seen) if seen else set()
 
     found = read_consistent(state_dir, rank)
     if found is None:
@@ -94,27 +147,49 @@ def recall_for_prompt(state_dir: Path, prompt: str, seen: set[str] | frozenset[s
 
         spawn_index_refresh(Path(state_dir))
         return Recall("", "index rebuilding")
-    ranked, floor = found
-    relevant = [(hit, hit.score - floor) for hit in ranked if hit.score - floor >= settings.min_relevance]
-    if relevant:
-        best = relevant[0][1]
-        relevant = [(hit, rel) for hit, rel in relevant if rel >= settings.relative_floor * best]
-    kept: list[dict[str, Any]] = []
-    pieces: list[str] = []
-    seen_n, over = 0, 0
-    for hit, relevance in relevant:
+    ranked, seen_records = found
+    return select(relevant(ranked, settings), seen, settings, seen_records)
+
+
+def select(candidates: list["Hit"], seen: set[str] | frozenset[str], settings: RecallSettings,
+           seen_records: set[str] = set()) -> Recall:
+    """Best first: skip what was seen and what another candidate already stands for, stop at the budget.
+    `seen_records`: the records the seen blocks cite (the session has them through their blocks)."""
+    from ..tokens import count_tokens
+
+    kept: list[Hit] = []
+    covered = set(seen_records)  # records (`path#anchor`) a kept or seen block cites, and the kept records
+    seen_n = over = 0
+    text, tokens = "", 0
+    citing: dict[str, Hit] = {}  # record -> the best-ranked candidate block citing it: it stands for the record
+    for hit in candidates:
+        for ref in hit.refs:
+            citing.setdefault(ref, hit)
+    for hit in candidates:
+        if hit.kind == "source":
+            hit = citing.get(record_target(hit), hit)
+            if hit in kept:
+                continue
         if len(kept) >= settings.top_k:
             break
         if hit.block_id in seen:
             seen_n += 1
             continue
-        trial = pieces + [render_hit(hit)]
-        if len(fence_memory("\n\n".join(trial), AGENT_NOTE)) > settings.budget_chars:
+        if hit.kind == "source" and record_target(hit) in covered:
+            seen_n += not kept and record_target(hit) in seen_records
+            continue  # its block is in already
+        if hit.kind == "block" and hit.refs and all(ref in covered for ref in hit.refs):
+            continue  # every record it rests on is in already
+        trial = render(kept + [hit])
+        trial_tokens = count_tokens(trial)
+        if trial_tokens > settings.budget_tokens or (settings.budget_chars and len(trial) > settings.budget_chars):
             over += 1
             continue
-        pieces = trial
-        kept.append({"block_id": hit.block_id, "path": hit.path, "score": round(hit.score, 3),
-                     "relevance": round(relevance, 3)})
-    text = fence_memory("\n\n".join(pieces), AGENT_NOTE) if pieces else ""
+        kept.append(hit)
+        text, tokens = trial, trial_tokens
+        covered.update(hit.refs if hit.kind == "block" else (record_target(hit),))
+    hits = [{"block_id": h.block_id, "kind": h.kind, "path": h.path, "score": round(h.score, 4),
+             "relevance": round(h.relevance, 3),
+             "similarity": None if h.similarity is None else round(h.similarity, 3)} for h in kept]
     reason = "recalled" if kept else ("all seen" if seen_n else "over budget" if over else "no hits")
-    return Recall(text, reason, kept, seen_n, over)
+    return Recall(text, reason, hits, seen_n, over, tokens)

@@ -83,7 +83,7 @@ def test_recall_stays_within_its_budget_and_above_the_floor(state):
     one = context_of(call(state, A, "user-prompt-submit", dict(asked, session_id="b")), "UserPromptSubmit")
     assert len(one) <= len(both) - 1 and len(last(state).detail["hits"]) == 1
     assert last(state).detail["recall_chars"] == len(one)
-    set_config(state, "[recall]\nmin_relevance = 1000.0\n")
+    set_config(state, "[recall]\nmin_relevance = 1000.0\nmin_similarity = 1.0\n")
     assert call(state, A, "user-prompt-submit", dict(asked, session_id="c")) == ""
     assert last(state).detail["recall"] == "no hits"
     set_config(state, "")

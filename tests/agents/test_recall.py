@@ -1,0 +1,82 @@
+"""The recall hook's selection: blocks and evidence records ranked together, one candidate
+per block and its records, a token budget, plain text with dates and speakers."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from scriptorium.core.memory.sources import MARKER, SourceRecord, anchor_for
+
+from .conftest import call, last, payload, set_config
+
+A = "claude-code"
+ARCHIVE = "sources/openprogram/_v2/chat.md"
+RECORDS = [  # (source id, date, speaker, text)
+    ("openprogram/chat/t1", "2023-05-08T14:00:00+00:00", "Caroline", "I adopted a puppy named Rex from the shelter."),
+    ("openprogram/chat/t2", "2023-05-08T14:01:00+00:00", "Melanie", "Congrats! I went hiking in the Alps last week."),
+    ("openprogram/chat/t3", "2023-06-12T09:30:00+00:00", "Caroline", "My sister moved to Lisbon for a new job."),
+]
+
+
+def conversation_state(tmp_path: Path) -> Path:
+    """Records of a chat in the archive; one block cites the first (the others no block cites yet)."""
+    state = tmp_path / "state"
+    memory = state / "memory"
+    (memory / ARCHIVE).parent.mkdir(parents=True)
+    frames = [SourceRecord(source_id=sid, timestamp=ts, content=text, speaker_display=who).render()
+              for sid, ts, who, text in RECORDS]
+    (memory / ARCHIVE).write_text(MARKER + "\n\n" + "\n".join(frames), encoding="utf-8")
+    (memory / "topics").mkdir()
+    (memory / "topics" / "pets.md").write_text(
+        "# Pets\n\nCaroline has a puppy called Rex, adopted from the shelter.[^e-1] ^abcd1234\n\n"
+        f"[^e-1]: Time: `2023-05-08`; Sources: [adopted](../{ARCHIVE}#{anchor_for(RECORDS[0][0])})\n",
+        encoding="utf-8")
+    return state
+
+
+def recalled(state: Path, prompt: str, session: str) -> str:
+    out = call(state, A, "user-prompt-submit", payload(A, "user-prompt-submit", session_id=session, prompt=prompt))
+    return json.loads(out)["hookSpecificOutput"]["additionalContext"] if out else ""
+
+
+def test_records_come_with_their_date_and_speaker_and_a_block_stands_for_its_own(tmp_path: Path):
+    state = conversation_state(tmp_path)
+    text = recalled(state, "Where did Caroline's sister move, and what is the puppy called?", "s1")
+    assert "- 2023-06-12, Caroline: My sister moved to Lisbon for a new job." in text  # no block cites it yet
+    assert "Caroline has a puppy called Rex" in text
+    assert "I adopted a puppy named Rex" not in text  # its block is in: one candidate, not two
+    kinds = [(h["kind"], h["block_id"]) for h in last(state).detail["hits"]]
+    assert ("block", "abcd1234") in kinds and ("source", "openprogram/chat/t3") in kinds
+    assert ("source", "openprogram/chat/t1") not in kinds
+
+
+def test_the_injected_text_carries_no_ids_footnotes_or_paths_in_its_body(tmp_path: Path):
+    state = conversation_state(tmp_path)
+    text = recalled(state, "What is the puppy called?", "s1")
+    lines = text.splitlines()
+    body = [line for line in lines if line.startswith("- ")]
+    assert body and not any(re.search(r"\[\^|\^[0-9a-f]{8}|sources/|topics/|#source-", line) for line in body)
+    assert [line for line in lines if "abcd1234" in line] == ["memory_get ids: abcd1234"]  # one reference line
+
+
+def test_the_budget_is_counted_in_tokens_and_logged(tmp_path: Path):
+    from scriptorium.core.tokens import count_tokens
+
+    state = conversation_state(tmp_path)
+    prompt = "Where did Caroline's sister move, and what is the puppy called? Hiking in the Alps?"
+    full = recalled(state, prompt, "a")
+    logged = last(state).detail
+    assert logged["recall_tokens"] == count_tokens(full) and len(logged["hits"]) >= 2
+    set_config(state, f"[recall]\nbudget_tokens = {count_tokens(full) - 1}\n")
+    cut = recalled(state, prompt, "b")
+    assert 0 < last(state).detail["recall_tokens"] == count_tokens(cut) <= count_tokens(full) - 1
+    assert len(last(state).detail["hits"]) < len(logged["hits"])
+
+
+def test_records_given_earlier_in_the_session_are_skipped(tmp_path: Path):
+    state = conversation_state(tmp_path)
+    assert "Lisbon" in recalled(state, "Where did the sister move?", "s1")
+    assert "Lisbon" not in recalled(state, "Where did the sister move?", "s1")
+    assert "Lisbon" in recalled(state, "Where did the sister move?", "s2")
