@@ -12,7 +12,6 @@ that is missing, cut short, fails its CRC or was made by another model is rebuil
 
 from __future__ import annotations
 
-import hashlib
 import json
 import struct
 import zlib
@@ -32,6 +31,8 @@ _ALIGN = 64  # rows start on a cache line
 
 
 def text_key(text: str) -> bytes:
+    import hashlib  # only building needs it: a process that loads saved rows never does
+
     return hashlib.blake2b(text.encode("utf-8"), digest_size=_KEY).digest()
 
 
