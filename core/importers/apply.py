@@ -52,7 +52,7 @@ def apply_plan(store: SessionStore, plan: SessionPlan, *,
         except SessionExists:
             _wait_until_created(store, sid)  # another import got there first: add to its session
             created = False
-    result = ApplyResult(session_id=sid, title=plan.title, created=created)
+    result = ApplyResult(session_id=sid, title=shown_title(store, plan), created=created)
     before = {} if created else redaction_counts(store.meta(sid))
     known = store.index(sid).entries
     missing = [n for n in plan.nodes if n.id not in known]
@@ -76,6 +76,12 @@ def apply_plan(store: SessionStore, plan: SessionPlan, *,
     return result
 
 
+def shown_title(store: SessionStore, plan: SessionPlan) -> str:
+    """The plan's title as the session stores it: redacted, since a title is a transcript's first words
+    and every report, progress line and dialog that names the session shows it."""
+    return store.redactor.text(plan.title)
+
+
 def _started(plan: SessionPlan) -> float | None:
     """When the conversation began: its first dated record (ROOT shows it, not the import's date)."""
     times = [n.created_at for n in plan.nodes if n.created_at is not None]
@@ -89,9 +95,9 @@ def preview_plan(store: SessionStore, plan: SessionPlan) -> ApplyResult:
     try:
         known = store.index(sid).entries if exists else {}
     except SessionError as exc:
-        return ApplyResult(session_id=sid, title=plan.title, created=False, errors=[str(exc)])
+        return ApplyResult(session_id=sid, title=shown_title(store, plan), created=False, errors=[str(exc)])
     missing = sum(1 for node in plan.nodes if node.id not in known)
-    return ApplyResult(session_id=sid, title=plan.title, created=not exists, added=missing,
+    return ApplyResult(session_id=sid, title=shown_title(store, plan), created=not exists, added=missing,
                        unchanged=len(plan.nodes) - missing)
 
 

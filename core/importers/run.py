@@ -17,7 +17,7 @@ from ..sessions.errors import SessionError
 
 from ..sessions.store import SessionStore
 from . import KINDS, importer
-from .apply import ApplyResult, apply_plan, preview_plan
+from .apply import ApplyResult, apply_plan, preview_plan, shown_title
 from .plan import SessionPlan
 from .resume import PlannerCache
 
@@ -132,7 +132,7 @@ def import_sources(store: SessionStore, kind: str, paths: Iterable[Path] | None 
                     continue  # nothing to import (not a transcript, or nothing but metadata yet)
                 if dry_run:
                     report.sessions.append(preview_plan(store, plan))
-                    meter.advance(share, plan.title or plan.session_id)
+                    meter.advance(share, shown_title(store, plan) or plan.session_id)
                     continue
                 future = pool.submit(_apply, store, plan, share, meter, session_locks[plan.session_id])
                 running.append(future)
@@ -161,7 +161,7 @@ def looks_like(path: Path, not_kind: str) -> str | None:
 
 def _apply(store: SessionStore, plan: SessionPlan, share: int, meter: _Meter,
            lock: threading.Lock) -> ApplyResult:
-    label = plan.title or plan.session_id
+    label = shown_title(store, plan) or plan.session_id
     credited = 0
 
     def on_node(n: int, of: int) -> None:
@@ -175,7 +175,7 @@ def _apply(store: SessionStore, plan: SessionPlan, share: int, meter: _Meter,
         try:
             result = apply_plan(store, plan, on_node=on_node)
         except (SessionError, Timeout) as exc:  # one unusable session must not cost the others
-            result = ApplyResult(session_id=plan.session_id, title=plan.title, created=False, errors=[str(exc)])
+            result = ApplyResult(session_id=plan.session_id, title=label, created=False, errors=[str(exc)])
     meter.advance(share - credited, label)
     return result
 

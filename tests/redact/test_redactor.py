@@ -128,3 +128,21 @@ def test_text_summaries_count_redactions_by_kind(tmp_path: Path, capsys: pytest.
     assert main(["--state", str(tmp_path / "state"), "import", "pi", str(transcript)]) == 0
     out = capsys.readouterr().out
     assert "redacted 2 secret(s): stripe-key 2" in out and secret not in out  # the turn and the title from it
+
+
+def test_import_reports_and_dry_runs_name_sessions_by_their_redacted_title(tmp_path: Path,
+                                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    """The session list `import` prints (and a dry run's) shows each title as stored: redacted."""
+    from scriptorium.core.cli import main
+
+    _kind, text, secret = next(c for c in CASES if c[0] == "stripe-key")
+    transcript = tmp_path / "pi.jsonl"
+    transcript.write_text("\n".join([
+        '{"type":"session","version":3,"id":"019e19b4-eb48-746a-aa6b-8dfcfa37954d","timestamp":"2026-05-12T01:02:27.657Z","cwd":"/tmp"}',
+        '{"type":"message","id":"30c6a75e","parentId":null,"timestamp":"2026-05-12T01:02:27.673Z","message":{"role":"user","content":[{"type":"text","text":"use ' + text.replace("'", "") + '"}]}}',
+    ]) + "\n", encoding="utf-8")
+    for args in (["import", "pi", str(transcript), "--dry-run"], ["import", "pi", str(transcript)],
+                 ["import", "pi", str(transcript), "--json"]):
+        assert main(["--state", str(tmp_path / "state"), *args]) == 0
+        out = capsys.readouterr()
+        assert secret not in out.out and secret not in out.err, args
