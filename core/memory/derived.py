@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import posixpath
+import re
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -174,14 +175,30 @@ def dates_to_rebuild(root: str, docs: dict[str, TopicDoc]) -> set[str] | None:
     """The dates whose timeline files a build from `docs` must redo; None: all of them."""
     with _BUILT_LOCK:
         built = _BUILT_FROM.get(root)
-    if built is None:
-        return None
+    return None if built is None else dates_changed(built, docs)
+
+
+def dates_changed(before: dict[str, TopicDoc], docs: dict[str, TopicDoc]) -> set[str]:
+    """The dates of every document that differs between `before` and `docs`, old and new."""
     out: set[str] = set()
-    for rel in set(built) | set(docs):
-        old, new = built.get(rel), docs.get(rel)
-        if old is not new:
+    for rel in set(before) | set(docs):
+        old, new = before.get(rel), docs.get(rel)
+        if old is not new and (old is None or new is None or old.text != new.text):
             out |= (whens_of(old) if old else frozenset()) | (whens_of(new) if new else frozenset())
     return out
+
+
+_LINK_TARGET = re.compile(r"\]\(([^()\s]*)\)")
+
+
+def timeline_facts(data: bytes) -> list[str]:
+    """A timeline file's entries as facts, in any order: trailing blanks and the folders of
+    link targets dropped, so a quote's link kept verbatim (OpenProgram) and rebased (ours)
+    read alike, and so do entries OpenProgram sorted by its own source refs."""
+    text = data.decode("utf-8", errors="replace")
+    return sorted(_LINK_TARGET.sub(lambda m: "](" + posixpath.basename(m.group(1).partition("#")[0]) + "#"
+                                   + m.group(1).partition("#")[2] + ")", line).rstrip()
+                  for line in text.splitlines() if line.strip())
 
 
 def remember_build(root: str, docs: dict[str, TopicDoc]) -> None:

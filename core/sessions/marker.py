@@ -115,8 +115,9 @@ def pending(store: SessionStore, sid: str, tip: str | None = None,
 
     No mark at all hands over the whole branch (when in doubt, re-process). Rewound
     turns and non-records (tools, runtime turns, summaries) are stepped over. Turns not
-    counted yet are counted when their `tokens` is read; `store.save_index(sid)` keeps
-    those counts for the next process.
+    counted yet are counted when their `tokens` is read and kept in the session's index
+    for the next process: saved when the store is collected or the process exits, or at
+    once by `store.save_index(sid)`.
     """
     index = store.index(sid)
     out = _PendingWalk(store, sid, index, _ids(store, workspace)).branch(tip)

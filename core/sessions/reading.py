@@ -7,8 +7,10 @@ batch's meta and index are the truth, and `held` carries that meta.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import weakref
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -63,6 +65,7 @@ class SessionReader:
         self._indexes: dict[str, SessionIndex] = {}
         self._known: dict[str, Path] = {}  # sessions seen valid (never deleted under us) -> their dir
         self.held: dict[str, dict[str, Any]] = {}  # sessions whose batch we hold open -> the batch's meta
+        self._saver: weakref.finalize | None = None  # saves counted tokens at the latest at exit (`_keep_counts`)
 
     # --- paths and validation ----------------------------------------------
 
@@ -209,8 +212,16 @@ class SessionReader:
 
                 e.tokens = count_tokens(node.text) if e.is_record else 0
                 index.dirty = True
+                self._keep_counts()
             out.append(e.tokens)
         return out
+
+    def _keep_counts(self) -> None:
+        """Counts made here outlive this reader: whatever index is still unsaved when the
+        reader is collected, or the process exits, is saved then (an API caller who reads
+        `pending()`'s tokens need not call `save_index`; calling it saves them sooner)."""
+        if self._saver is None:
+            self._saver = weakref.finalize(self, _save_unsaved, self._indexes, self.held)
 
     # --- walks and branches --------------------------------------------------
 
@@ -300,6 +311,13 @@ class SessionReader:
                 redactions=sum(redaction_counts(meta).values())))
         out.sort(key=lambda s: -s.updated_at)
         return out, problems
+
+
+def _save_unsaved(indexes: dict[str, SessionIndex], held: dict[str, dict[str, Any]]) -> None:
+    for sid, index in list(indexes.items()):
+        if index.dirty and sid not in held:
+            with contextlib.suppress(OSError):  # a cache: a read-only disk keeps none
+                index.save()
 
 
 def _num(value: Any) -> float:

@@ -195,3 +195,24 @@ def test_walk_matches_naive_suffix(tmp_path_factory, script) -> None:
             assert not tip_node.rewound
     # all branches at once (one shared walk) give exactly what each walk alone gives
     assert {b.tip: [t.id for t in b.turns] for b in pending_branches(store, sid, wid)} == expected_by_tip
+
+
+def test_counts_read_from_pending_outlive_the_process_without_save_index(tmp_path: Path) -> None:
+    """An API caller reads `tokens` after `pending()` and exits: the next process finds the counts."""
+    import subprocess
+    import sys
+
+    from scriptorium.core.sessions.index import SessionIndex
+    from scriptorium.core.tokens import count_tokens
+
+    store = SessionStore(tmp_path / "state")
+    sid = store.create_session("counted")
+    ids = chain(store, sid, "ROOT", 6, "turn")
+    code = ("import sys\nfrom scriptorium.core.sessions.store import SessionStore\n"
+            "from scriptorium.core.sessions.marker import pending\n"
+            "print(sum(t.tokens for t in pending(SessionStore(sys.argv[1]), sys.argv[2])))\n")
+    out = subprocess.run([sys.executable, "-c", code, str(store.state_dir), sid], capture_output=True, text=True,
+                         check=True)
+    entries = SessionIndex.open(store.session_dir(sid)).entries
+    counted = [count_tokens(f"turn{i + 1} words here") for i in range(6)]
+    assert [entries[n].tokens for n in ids] == counted and int(out.stdout) == sum(counted)

@@ -19,6 +19,7 @@ from ...tokens import CountCache
 from .. import core_status, derived
 from ..core_render import CORE_TOPIC, render_core
 from ..retired import RETIRED_NAME, dump_retired
+from ..topics import TopicDoc
 from ..workspace import Workspace
 from .judge import Verdict
 from .result import TransactionResult
@@ -40,17 +41,33 @@ def _edited(stage: Stage, verdict: Verdict) -> dict[str, bytes | None]:
     return after
 
 
-def _derived_views(ws: Workspace, verdict: Verdict, units: list[derived.Unit], order: dict[str, int],
-                   ) -> dict[str, bytes | None]:
+def _derived_views(ws: Workspace, stage: Stage, verdict: Verdict, units: list[derived.Unit],
+                   order: dict[str, int]) -> dict[str, bytes | None]:
     docs = verdict.docs
     dates = derived.dates_to_rebuild(str(ws.root), docs)
-    out: dict[str, bytes | None] = dict(derived.timeline(docs, dates))
-    if dates is None:  # a full rebuild: whatever else is in timeline/ goes
-        for rel in walk_files(ws.root / "timeline"):
-            out.setdefault(f"timeline/{rel}", None)
+    out: dict[str, bytes | None] = (dict(derived.timeline(docs, dates)) if dates is not None
+                                    else _first_timeline(ws, stage, docs))
     out["relations.json"] = derived.relations(docs)
     assert verdict.sources is not None
     out["recent_events.jsonl"] = derived.recent_events(units, order, verdict.sources, ws.recent_limit())
+    return out
+
+
+def _first_timeline(ws: Workspace, stage: Stage, docs: dict[str, TopicDoc]) -> dict[str, bytes | None]:
+    """The first build in a process: every date is rendered, but a file is rewritten only
+    for a date the change is about (its documents differ from the live ones), a file
+    missing or left over, or one whose facts differ from the topics (a hand edit behind
+    our back). A file someone else rendered with the same facts — an OpenProgram
+    workspace, whose quotes keep their links verbatim — is left as it is."""
+    about = {derived.timeline_path(when) for when in derived.dates_changed(stage.baseline.docs, docs)}
+    out: dict[str, bytes | None] = {}
+    on_disk = {f"timeline/{rel}": path for rel, path in walk_files(ws.root / "timeline").items()}
+    for path, data in derived.timeline(docs).items():
+        assert data is not None  # every date of a full build has entries
+        disk = on_disk.pop(path, None)
+        if path in about or disk is None or derived.timeline_facts(read_bytes(disk) or b"") != derived.timeline_facts(data):
+            out[path] = data
+    out.update(dict.fromkeys(on_disk))  # no entry points at these dates any more
     return out
 
 
@@ -119,7 +136,7 @@ def change_set(ws: Workspace, stage: Stage, verdict: Verdict, result: Transactio
     order = derived.creation_order(previous, units)
 
     after = _edited(stage, verdict)
-    after.update(_derived_views(ws, verdict, units, order))
+    after.update(_derived_views(ws, stage, verdict, units, order))
     after.update(_core(ws, stage, verdict, result, core_committed))
     after.update(_retired(ws, stage, retire, result))
 
