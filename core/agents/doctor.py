@@ -35,9 +35,10 @@ class Check:
     name: str
     ok: bool
     detail: str
+    facts: dict[str, Any] = field(default_factory=dict)  # the model check's probe: answered_by, latency_s, ...
 
     def to_json(self) -> dict[str, Any]:
-        return {"name": self.name, "ok": self.ok, "detail": self.detail}
+        return {"name": self.name, "ok": self.ok, "detail": self.detail, **self.facts}
 
 
 @dataclass
@@ -89,11 +90,13 @@ class Report:
 
 
 def diagnose(state_dir: Path, *, home: Path | None = None, project: Path | None = None,
-             command: str | None = None, check_model: bool = True) -> Report:
+             command: str | None = None, check_model: bool = True, call_model: bool = False) -> Report:
+    """`call_model`: the model check sends one tiny request through the configured model
+    (`doctor` does; the TUI, which diagnoses on every visit, does not)."""
     state_dir = Path(state_dir)
     checks = [check_state(state_dir), check_git()]
     if check_model:
-        checks.append(check_model_usable(state_dir))
+        checks.append(check_model_usable(state_dir, call=call_model))
     skipped = skipped_topics(state_dir)
     calls = hook_log.recent(state_dir, LOG_WINDOW)
     agents = [agent_report(agent, state_dir, calls, home=home, project=project, command=command) for agent in AGENTS]
@@ -190,14 +193,16 @@ _PROVIDER_KEYS = {
 _BARE_PREFIXES = {"gpt-": "openai", "o1": "openai", "o3": "openai", "o4": "openai", "claude-": "anthropic"}
 
 
-def check_model_usable(state_dir: Path) -> Check:
+def check_model_usable(state_dir: Path, *, call: bool = False) -> Check:
     """The writer's model: the offline one always works; any other needs litellm installed and
-    its provider's key in the environment. Checked without importing litellm (seconds, and the
-    TUI shows this too) and without calling the model."""
-    from ..writer.model import OFFLINE_MODEL, resolve_model
+    a key where its provider reads one (`[model] api_key_env` when set; none asked of a server
+    at `[model] api_base`). Checked without importing litellm (seconds, and the TUI shows this
+    too); with `call`, one tiny request then says what answered (`core/writer/probe.py`)."""
+    from ..writer.model import OFFLINE_MODEL, model_endpoint, resolve_model
 
     try:
         model = resolve_model(state_dir)
+        endpoint = model_endpoint(state_dir)
     except Exception as exc:  # an unreadable config.toml
         return Check("model", False, f"cannot read the model setting: {exc}")
     if model == OFFLINE_MODEL:
@@ -207,11 +212,27 @@ def check_model_usable(state_dir: Path) -> Check:
     if importlib.util.find_spec("litellm") is None:
         return Check("model", False, f"{model} needs litellm, which is not installed: "
                                       "pip install 'scriptorium-memory[models]'")
+    missing = _missing_key(model, endpoint.api_key_env, endpoint.api_base)
+    if missing:
+        return Check("model", False, f"{model}: {missing}")
+    if not call:
+        return Check("model", True, model)
+    from ..writer.probe import probe_model
+
+    probe = probe_model(state_dir, model)
+    return Check("model", probe.ok, probe.detail, {k: v for k, v in probe.to_json().items() if k not in
+                                                    ("ok", "detail")})
+
+
+def _missing_key(model: str, key_env: str | None, api_base: str | None) -> str | None:
+    """What key is missing for the model, if one is; None when it is there or not checkable."""
+    if key_env:
+        return None if os.environ.get(key_env) else f"{key_env} is not set ([model] api_key_env)"
+    if api_base:
+        return None  # a local server usually needs no key; one that does says so when called
     provider = model.split("/", 1)[0] if "/" in model else next(
         (p for prefix, p in _BARE_PREFIXES.items() if model.startswith(prefix)), None)
     keys = _PROVIDER_KEYS.get(provider or "")
-    if keys is None:
-        return Check("model", True, f"{model} (credentials not verified for this provider)")
     if keys and not any(os.environ.get(k) for k in keys):
-        return Check("model", False, f"{model}: {' or '.join(keys)} is not set")
-    return Check("model", True, model)
+        return f"{' or '.join(keys)} is not set"
+    return None

@@ -33,7 +33,11 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     d = sub.add_parser("doctor", description="Checks the state directory, git and the model, then each agent "
                        "memory can be wired into (Claude Code, Codex, pi): installed or not, and whether what "
-                       "install put there is intact. Exit 1 when something needs a person.")
+                       "install put there is intact. The model check sends one tiny request through the "
+                       "configured model (not the offline one) and says what answered. Exit 1 when something "
+                       "needs a person.")
+    d.add_argument("--no-model-call", action="store_true",
+                   help="check the model's settings and key only, without sending it a request")
     add_json_flag(d)
     d.set_defaults(func=cmd_doctor)
 
@@ -76,7 +80,7 @@ def _summary(plan) -> str:
 def cmd_doctor(args: argparse.Namespace, ctx: CliContext) -> int:
     from ..agents.doctor import diagnose
 
-    report = diagnose(ctx.state_dir)
+    report = diagnose(ctx.state_dir, call_model=not args.no_model_call)
     if args.json:
         emit_json(report.to_json())
         return 0 if report.healthy else 1

@@ -134,6 +134,12 @@ def context_window(model: str, endpoint: Endpoint) -> int | None:
     return int(window) if isinstance(window, int) and window > 0 else None
 
 
+def warm(model: str) -> None:
+    """Import what serving `model` takes (litellm: seconds), so that timing a call measures the call."""
+    if not isinstance(_providers.get(model.split("/", 1)[0]), ChatModel):
+        load_litellm()
+
+
 def completion(model: str, messages: list[dict[str, Any]], tools: list[dict[str, Any]], timeout: float,
                endpoint: Endpoint | None = None) -> Reply:
     """One chat completion (with tools when given). Errors propagate (see classify.py)."""
