@@ -12,13 +12,16 @@ answered from a snapshot of the state it leads to, never from the half-installed
 
 `remember` is a human edit's transaction with one difference: the fact is archived first
 as an `agent` record (`agent_record`) and the new paragraph cites it, so the validator
-sees an ordinary cited block; uncited extra paragraphs are rejected, not archived as
-manual notes (the agent is not the person).
+sees an ordinary cited block. One call writes one paragraph of at most MAX_FACT_CHARS (more
+is refused with rule `limit`, never archived), and what search and get return is bounded
+(MAX_HIT_CHARS, MAX_GET_CHARS) with the whole size said: a huge block an older version or a
+hand edit let in must not cost every later call megabytes.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -33,6 +36,9 @@ T = TypeVar("T")
 
 DEFAULT_TOPIC = "agent-notes.md"
 AGENT_LABEL = "agent note"
+MAX_FACT_CHARS = 4000  # what one remember call may write: one paragraph of at most this many characters
+MAX_HIT_CHARS = 2000  # a search hit's text, at most (top_k 50 stays about 100 kB)
+MAX_GET_CHARS = 20000  # memory_get's block text and each cited record, at most
 
 
 class MemoryTools:
@@ -88,13 +94,19 @@ class MemoryTools:
             hits = self.index.search(query, top_k=top_k, refresh=seen != self._seen)
             self._seen = seen
             return hits
-        return {"query": query, "hits": [hit.to_json() for hit in self._read_state(read)]}
+        return {"query": query, "hits": [bounded(hit.to_json(), "text", MAX_HIT_CHARS)
+                                         for hit in self._read_state(read)]}
 
     def get(self, block_id: str) -> dict[str, Any] | None:
         from ..search import memory_get
 
         view = self._read_state(lambda state: memory_get(self._index_for(state), block_id))
-        return None if view is None else view.to_json()
+        if view is None:
+            return None
+        doc = bounded(view.to_json(), "text", MAX_GET_CHARS)
+        for citation in doc["citations"]:
+            citation["sources"] = [bounded(source, "record", MAX_GET_CHARS) for source in citation["sources"]]
+        return doc
 
     def core(self) -> dict[str, Any]:
         from ..memory import Workspace
@@ -139,6 +151,13 @@ class MemoryTools:
         target = topic or DEFAULT_TOPIC
         if not fact:
             return _rejection("citation-required", None, "there is nothing to remember", "pass the fact as text")
+        if len(fact) > MAX_FACT_CHARS:
+            return _rejection("limit", None, f"the fact is {len(fact):,} characters; one memory_remember keeps at "
+                              f"most {MAX_FACT_CHARS:,}", "remember one short, durable fact per call")
+        paragraphs = len(_PARAGRAPH_BREAK.split(fact))
+        if paragraphs > 1:
+            return _rejection("limit", None, f"the text is {paragraphs} paragraphs; one memory_remember keeps one",
+                              "call memory_remember once per fact, each a single paragraph")
         try:
             rel = topic_rel(target)
         except TopicPathError as exc:
@@ -166,6 +185,19 @@ class MemoryTools:
             "commit": result.commit, "source_id": record.source_id,
             "evidence": f"{archive_path(record.source_id)}#{anchor_for(record.source_id)}",
         }
+
+
+_PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n")  # what separates two blocks of a topic
+
+
+def bounded(doc: dict[str, Any], key: str, limit: int) -> dict[str, Any]:
+    """`doc` with its text `key` cut to `limit` characters; a cut one says so in the text and
+    gives its whole size (`<key>_chars`) and `truncated`, so the agent knows what it missed."""
+    text = doc.get(key)
+    if not isinstance(text, str) or len(text) <= limit:
+        return doc
+    tail = f"\n[… cut: {len(text):,} characters in all]"
+    return {**doc, key: text[:limit] + tail, f"{key}_chars": len(text), "truncated": True}
 
 
 def _appended(current: str, fact: str, source_id: str) -> str:

@@ -64,7 +64,7 @@ async def test_an_agent_searches_gets_and_remembers_through_the_stdio_server(sta
 
         bad = _doc(await session.call_tool("memory_remember", {"text": "One fact.\n\nAnd an uncited second paragraph."}))
         assert bad["outcome"] == "rejected"
-        assert [d["rule"] for d in bad["diagnostics"]] == ["citation-required"]
+        assert [d["rule"] for d in bad["diagnostics"]] == ["limit"]
         still = _doc(await session.call_tool("memory_search", {"query": "uncited second paragraph"}))["hits"]
         assert all("uncited" not in h["text"] for h in still)  # a rejection changes nothing
 
@@ -183,3 +183,23 @@ def test_tools_are_listed_without_loading_the_engine(state: Path):
             "print(json.dumps({'answers': len(out.getvalue().splitlines()), 'heavy': heavy}))\n")
     done = subprocess.run([sys.executable, "-c", code, str(state)], capture_output=True, text=True, check=True)
     assert json.loads(done.stdout) == {"answers": 2, "heavy": []}
+
+
+async def test_what_an_agent_writes_and_reads_in_one_call_is_bounded(state: Path):
+    """A "fact" of a whole document is refused with a clear limit (a 10 MB one was installed as
+    one block, and every later hit on it returned 10.8 MB); a huge block already there (a hand
+    edit) comes back cut, with its whole size said."""
+    huge = "The build cache lives in the bucket scriptorium-cache-eu. " * 1_000  # 58 kB, one paragraph
+    save_topic(Workspace.open(state), "infra/huge.md", "# Huge\n\nZebrafish " + huge + "\n")
+    async with stdio_client(_server(state)) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        refused = _doc(await session.call_tool("memory_remember", {"text": huge}))
+        assert refused["outcome"] == "rejected"
+        [diag] = refused["diagnostics"]
+        assert diag["rule"] == "limit" and "57,999 characters" in diag["message"] and "4,000" in diag["message"]
+        hits = _doc(await session.call_tool("memory_search", {"query": "zebrafish"}))["hits"]
+        assert hits and len(json.dumps(hits)) < 10_000
+        assert hits[0]["truncated"] and hits[0]["text_chars"] > 50_000 and "characters in all" in hits[0]["text"]
+        block = _doc(await session.call_tool("memory_get", {"block_id": hits[0]["block_id"]}))
+        assert block["truncated"] and len(block["text"]) < 21_000 and block["text_chars"] > 50_000
+        assert all(len(s["record"] or "") < 21_000 for c in block["citations"] for s in c["sources"])
