@@ -176,10 +176,22 @@ def _pi_text(body: dict[str, Any]) -> str:
 
 
 def run_client(argv: list[str], world: World, env: dict[str, str]) -> tuple[float, subprocess.CompletedProcess[str]]:
+    return timed_client(argv, world, env)[:2]  # type: ignore[return-value]
+
+
+def timed_client(argv: list[str], world: World,
+                 env: dict[str, str]) -> tuple[float, subprocess.CompletedProcess[str], float]:
+    """(wall s, the run, CPU s of the client and every process it waited for: its hooks, its
+    MCP servers; not the detached write jobs, which nobody waits for)."""
+    import resource
+
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     done = subprocess.run(argv, env=env, cwd=world.project, capture_output=True, text=True, timeout=CLIENT_TIMEOUT_S,
                           stdin=subprocess.DEVNULL, check=False)
-    return time.perf_counter() - started, done
+    wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, done, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
 def round_trip(world: World, agent: str, files: list[Path], *extra: str) -> bool:
@@ -273,18 +285,43 @@ def claude_cost(exe: Path, root: Path) -> dict[str, Any]:
     alternating so the machine's load falls on both alike."""
     world = World(root)
     answer = lambda request: anthropic_messages(Turn(text=ANSWER), stream=bool((request.body or {}).get("stream")))  # noqa: E731
-    bare, wired = [], []
+    bare, wired, bare_cpu, wired_cpu = [], [], [], []
     with ScriptedServer([answer], repeat_last=True, max_requests=20 * RUNS + 20, lifetime_s=900) as server:
         env = {**world.env, "ANTHROPIC_BASE_URL": server.url, "ANTHROPIC_API_KEY": "sk-scripted"}
         argv = [str(exe), "-p", "hello", "--output-format", "json"]
         run_client(argv, world, env)  # warm the file cache once
         for _ in range(RUNS):
-            bare.append(run_client(argv, world, env)[0])
+            wall, _done, cpu = timed_client(argv, world, env)
+            bare.append(wall)
+            bare_cpu.append(cpu)
             assert world.scriptorium("install", "claude-code").returncode == 0
-            wired.append(run_client(argv, world, env)[0])
+            wall, _done, cpu = timed_client(argv, world, env)
+            wired.append(wall)
+            wired_cpu.append(cpu)
             assert world.scriptorium("uninstall", "claude-code").returncode == 0
     without, with_ = statistics.median(bare), statistics.median(wired)
-    return {"runs": RUNS, "without_s": round(without, 3), "with_s": round(with_, 3), "delta_s": round(with_ - without, 3)}
+    cpu_without, cpu_with = statistics.median(bare_cpu), statistics.median(wired_cpu)
+    return {"runs": RUNS, "without_s": round(without, 3), "with_s": round(with_, 3), "delta_s": round(with_ - without, 3),
+            "cpu_without_s": round(cpu_without, 3), "cpu_with_s": round(cpu_with, 3),
+            "cpu_delta_s": round(cpu_with - cpu_without, 3), "load": round(os.getloadavg()[0], 1)}
+
+
+def wait_for_jobs(root: Path, timeout: float = 180) -> None:
+    """Until no process runs with `root` on its command line (the detached write jobs)."""
+    deadline = time.time() + timeout
+    mine = str(os.getpid())
+    while time.time() < deadline:
+        busy = False
+        for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+            try:
+                busy = cmdline.parent.name != mine and str(root).encode() in cmdline.read_bytes()
+            except OSError:
+                continue
+            if busy:
+                break
+        if not busy:
+            return
+        time.sleep(0.5)
 
 
 def main() -> int:
@@ -294,11 +331,12 @@ def main() -> int:
         print(json.dumps({"skipped": clients}))
         return 0
     results: dict[str, Any] = {}
-    with tempfile.TemporaryDirectory(prefix="agents-real-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="agents-real-", ignore_cleanup_errors=True) as tmp:
         for name, runner in (("claude-code", lambda r: claude_code(clients["claude"], r)),
                              ("codex", lambda r: codex(clients["codex"], r)), ("pi", lambda r: pi(clients["pi"], r))):
             results[name] = runner(Path(tmp) / name)
         cost = claude_cost(clients["claude"], Path(tmp) / "cost")
+        wait_for_jobs(Path(tmp))
     failed = []
     for name, result in results.items():
         checks = {k: v for k, v in result.items() if isinstance(v, bool)}
@@ -312,7 +350,9 @@ def main() -> int:
         if "stderr" in result:
             print(f"  stderr: {result['stderr']}")
     print(f"claude -p, one prompt, median of {cost['runs']}: without {cost['without_s']:.3f} s, "
-          f"with Scriptorium {cost['with_s']:.3f} s, difference {cost['delta_s']:+.3f} s (target <= +0.5 s)")
+          f"with Scriptorium {cost['with_s']:.3f} s, difference {cost['delta_s']:+.3f} s (target <= +0.5 s); "
+          f"CPU (the client, its hooks and MCP server) {cost['cpu_without_s']:.3f} -> {cost['cpu_with_s']:.3f} s, "
+          f"{cost['cpu_delta_s']:+.3f} s; load average {cost['load']}")
     print(f"{sum(1 for r in results.values() for v in r.values() if v is True)} passed, {len(failed)} failed")
     print(json.dumps({"failed": failed, "claude_p": cost,
                       "clients": {name: r["client"] for name, r in results.items()}}))
