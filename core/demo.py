@@ -229,6 +229,111 @@ def save_demo_core(store: SessionStore, sessions: Sequence[DemoSession]) -> None
         raise RuntimeError(f"demo core rejected: {[d.message for d in result.diagnostics]}")
 
 
+def _sources(store: SessionStore, sid: str, node_ids: Sequence[str], label: str) -> str:
+    """A footnote definition citing archived turns, dated by the first of them."""
+    from .memory.sources import iso_utc
+
+    day = iso_utc(min(store.node(sid, nid).created_at for nid in node_ids))[:10]
+    return f"[^{label}]: Time: `{day}`; Sources: " + ", ".join(f"[{sid}](openprogram/{sid}/{nid})" for nid in node_ids)
+
+
+# A page of notes a person kept by hand: the same fact jotted twice on two days (sleep's
+# preview merges the two blocks), and the purge time two machines will disagree about.
+NOTES_TOPIC = "runbooks/ci-cache.md"
+PURGE_LINE = "The nightly cache purge runs at 02:00 UTC, before the first builds of the day."  # cites m8
+
+
+def save_demo_notes(store: SessionStore, sessions: Sequence[DemoSession]) -> None:
+    """`runbooks/ci-cache.md`, saved as a person would, citing the build-cache session's evidence."""
+    from .memory import Workspace, save_topic
+
+    cites = next(f.cites for s in sessions for f in s.facts if s.id == "demo-build-cache")
+    text = "\n\n".join([
+        "# CI cache runbook",
+        "Every CI runner shares one sccache bucket per region, with keys prefixed by the rustc version.[^n1]",
+        "Each CI runner shares one sccache bucket per region; keys are prefixed by the rustc version.[^n2]",
+        PURGE_LINE + "[^n3]",
+        _sources(store, "demo-build-cache", cites[:1], "n1"),
+        _sources(store, "demo-build-cache", cites[1:], "n2"),
+        _sources(store, "demo-build-cache", cites[-1:], "n3"),
+    ]) + "\n"
+    result = save_topic(Workspace.open(store.state_dir), NOTES_TOPIC, text, summary="demo: a runbook kept by hand")
+    if not result.ok:
+        raise RuntimeError(f"demo notes rejected: {[d.message for d in result.diagnostics]}")
+
+
+PROJECT_DIR = "demo-project"  # inside the demo state: a project with its trilogy (memory/PROJECT.md …)
+PROJECT_ITEMS: list[dict[str, Any]] = [
+    {"kind": "project", "section": "这是什么", "text": "The shop's checkout service: cart, payment and order APIs."},
+    {"kind": "project", "section": "怎么跑和怎么测", "text": "`make dev` starts it; `make test` runs the suite, "
+     "including `test_checkout_query_budget` (at most 3 queries per checkout)."},
+    {"kind": "project", "section": "东西都在哪", "text": "cart/ line items · payment/ providers · orders/ the API"},
+    {"kind": "project", "section": "State", "text": "p95 back to 290 ms after reverting a91f3c2."},
+    {"kind": "project", "section": "坑", "text": "Loading cart line items lazily makes one query per item (N+1)."},
+    {"kind": "decision", "choice": "revert the lazy line items", "chose": "revert a91f3c2 now",
+     "over": "a fix forward under load", "because": "p95 was four times its budget", "date": -1},
+    {"kind": "decision", "choice": "a query budget test", "chose": "fail above 3 queries per checkout",
+     "over": "a timing test", "because": "query counts do not flake", "date": -1},
+    {"kind": "session", "area": "checkout", "done": "bisected Tuesday's deploy to a91f3c2 (N+1 on line items)",
+     "open": "none", "next": "watch p95 for a day", "date": -1},
+    {"kind": "session", "area": "payment", "done": "retries on provider timeouts, tested against the sandbox",
+     "open": "idempotency keys for refunds", "next": "refund keys", "date": -4},
+]
+
+
+def build_demo_project(state_dir: Path, now: float) -> Path:
+    """A project directory with a filled trilogy, and the config pointing the Project memory screen at it."""
+    from datetime import date, timedelta
+
+    from .config import load_config, set_config_value
+    from .trilogy import TrilogySettings, checkpoint, scaffold, trilogy_paths
+
+    project = state_dir / PROJECT_DIR
+    project.mkdir(parents=True, exist_ok=True)
+    settings = TrilogySettings.from_config(load_config(state_dir))
+    paths = trilogy_paths(project, settings)
+    scaffold(paths, settings)
+    today = date.fromtimestamp(now)
+    items = [{**item, "date": (today + timedelta(days=item["date"])).isoformat()} if "date" in item else item
+             for item in PROJECT_ITEMS]
+    result = checkpoint(paths, items, max_entries=settings.sessionsMaxEntries, today=today)
+    if result.refused:
+        raise RuntimeError(f"demo trilogy refused: {[r.reason for r in result.refused]}")
+    set_config_value(state_dir, "trilogy.project_dir", str(project))
+    return project
+
+
+REMOTE_DIR = "demo-remote.git"  # inside the demo state: a bare repository standing for another machine's sync
+
+
+def build_demo_remote(state_dir: Path) -> None:
+    """A bare remote both machines sync with, and one conflict waiting: another machine moved
+    the purge to 03:00 while this one moved it to 01:30 (the Sync screen settles it)."""
+    import subprocess
+    import tempfile
+
+    from .memory import Workspace, save_topic
+    from .sync.remote import add_remote
+    from .sync.run import sync
+
+    bare = state_dir / REMOTE_DIR
+    subprocess.run(["git", "init", "-q", "--bare", str(bare)], check=True)
+    add_remote(Workspace.open(state_dir).root, "origin", str(bare))
+    sync(state_dir)
+    with tempfile.TemporaryDirectory(prefix="scriptorium-demo-") as other_dir:
+        other = Path(other_dir) / "laptop"
+        add_remote(Workspace.open(other).root, "origin", str(bare))
+        sync(other)
+        for state, time_of_day in ((other, "03:00"), (state_dir, "01:30")):
+            ws = Workspace.open(state)
+            save_topic(ws, NOTES_TOPIC, ws.read_topic(NOTES_TOPIC).replace("02:00", time_of_day),
+                       summary=f"demo: the purge moved to {time_of_day}")
+        sync(other)
+    result = sync(state_dir)
+    if len(result.conflicts) != 1:
+        raise RuntimeError(f"demo remote: expected one conflict, got {result.code}: {result.message}")
+
+
 def build_demo(state_dir: Path, now: float | None = None) -> list[str]:
     """Create the demo sessions in `state_dir` (which must hold no sessions); their ids."""
     now = time.time() if now is None else now
@@ -242,10 +347,13 @@ def build_demo(state_dir: Path, now: float | None = None) -> list[str]:
             sessions.append(script(_Script(store, sid, now + start)))
     write_demo_batches(store, sessions)
     save_demo_core(store, sessions)
+    save_demo_notes(store, sessions)
     for session in sessions:
         if session.foreign:
             store.merge_node_metadata_batch(session.id, {nid: {MARK_KEY: FOREIGN_WORKSPACE} for nid in session.foreign},
                                             message="demo: a mark made on another machine")
+    build_demo_project(Path(state_dir), now)
+    build_demo_remote(Path(state_dir))
     StatePaths(Path(state_dir)).demo_mark.write_text("built by `scriptorium demo`: install refuses to wire agents here\n",
                                                encoding="utf-8")
     return [session.id for session in sessions]

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from .sessions.model import SessionListing
 
 THEME_KEY = "tui.theme"
+NARROW = 110  # columns: narrower is the -narrow layout
 
 
 def _core_screen() -> Screen:
@@ -110,6 +111,9 @@ class ScriptoriumApp(App[int]):
     TITLE = "Scriptorium"
     COMMANDS = App.COMMANDS | {_session_commands}
     MODES = {mode: screen for mode, _, screen in SCREENS}
+    # Below NARROW columns (an 80×24 terminal) every screen has the class -narrow: panels
+    # collapse, stack or toggle (each screen's .tcss), the top bar and the footer go compact.
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (NARROW, "-wide")]
     DEFAULT_MODE = SCREENS[0][0]
 
     BINDINGS = [

@@ -127,3 +127,7 @@ async def test_the_project_scope_and_the_palette(make_app, settle, agents_state:
         titles = {command.title for command in app.get_system_commands(screen)}
         assert "Agents screen" in titles and "Install" in titles and "Uninstall" in titles
         assert ("agents", "Agents") in app.screen_titles()
+
+
+def test_agents_screen_at_80x24(snap_compare, make_app, settle, agents_state: Path) -> None:
+    test_agents_screen_snapshot(snap_compare, make_app, settle, (80, 24), agents_state)

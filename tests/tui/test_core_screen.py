@@ -73,3 +73,8 @@ async def test_a_state_without_memory_says_so(make_app, settle, tmp_path: Path) 
         await settle(pilot)
         assert any("No canonical core yet" in line for line in screen_lines(app))
     assert not (tmp_path / "fresh" / "memory").exists()  # looking creates nothing
+
+
+def test_core_screen_at_80x24(snap_compare, make_app, settle, overflowing_core_state: Path) -> None:
+    test_core_screen_with_an_overflowing_canonical_core(snap_compare, make_app, settle, (80, 24),
+                                                        overflowing_core_state)

@@ -153,3 +153,7 @@ def test_diff_lines_that_look_like_headers_stay_in_their_hunk() -> None:
     assert (a.path, a.status, a.count("+"), a.count("-")) == ("topics/a.md", "", 1, 1)
     assert a.lines[1:] == ["--- not a header", "+++ not one either", " keep"]
     assert (b.path, b.status, b.count("+"), b.count("-")) == ("topics/b.md", "new file", 1, 0)
+
+
+def test_the_history_screen_at_80x24(snap_compare, make_app, settle, built: Built) -> None:
+    test_the_history_screen_with_a_diff(snap_compare, make_app, settle, (80, 24), built)

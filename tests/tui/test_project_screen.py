@@ -171,3 +171,17 @@ async def test_typing_another_directory_opens_that_project(make_app, settle, pro
         assert "[@click=app.quit]other[/] ␛[2J" in text  # the file shown as written, inert
         assert app.is_running and screen.view.directory == "other"
         assert load_config(project_state).get("trilogy.project_dir") == "project"  # not remembered
+
+
+def test_project_memory_screen_at_80x24(snap_compare, make_app, settle, project_state: Path) -> None:
+    test_project_memory_screen(snap_compare, make_app, settle, (80, 24), project_state)
+
+
+def test_project_memory_files_at_80x24(snap_compare, make_app, settle, project_state: Path) -> None:
+    """At 80 columns f swaps the accounting for the files."""
+    async def run_before(pilot) -> None:
+        await open_project_screen(pilot, settle)
+        await pilot.press("f")
+        await settle(pilot)
+
+    assert snap_compare(make_app(project_state), terminal_size=(80, 24), run_before=run_before)

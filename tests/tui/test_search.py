@@ -93,3 +93,7 @@ def test_search_results(snap_compare, make_app, settle, terminal_size, topics_st
         await settle(pilot)
 
     assert snap_compare(make_app(topics_state), terminal_size=terminal_size, run_before=run_before)
+
+
+def test_search_results_at_80x24(snap_compare, make_app, settle, topics_state: Path) -> None:
+    test_search_results(snap_compare, make_app, settle, (80, 24), topics_state, "build cache")

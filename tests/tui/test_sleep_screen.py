@@ -218,3 +218,7 @@ async def test_the_app_stays_responsive_and_can_cancel_while_the_model_works(
         assert (screen.result.outcome, screen.result.code) == ("retryable", "CANCELLED")
         assert screen.running is None and "Cancelled: nothing was installed" in text(app)
     assert head(built.state) == commit
+
+
+def test_the_sleep_preview_diff_at_80x24(snap_compare, make_app, settle, built: Built) -> None:
+    test_the_sleep_preview_diff(snap_compare, make_app, settle, (80, 24), built)

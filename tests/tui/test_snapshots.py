@@ -57,3 +57,12 @@ def test_import_dialog(snap_compare, make_app, settle, terminal_size, tmp_path: 
         await settle(pilot)
 
     assert snap_compare(make_app(Path("state")), terminal_size=terminal_size, run_before=run_before)
+
+
+def test_sessions_at_80x24(snap_compare, make_app, settle, demo_state: Path) -> None:
+    test_sessions_on_the_demo_with_a_branch_selected(snap_compare, make_app, settle, (80, 24), demo_state,
+                                                     "scriptorium-dark")
+
+
+def test_help_screen_at_80x24(snap_compare, make_app, settle, demo_state: Path) -> None:
+    test_help_screen(snap_compare, make_app, settle, (80, 24), demo_state)

@@ -95,3 +95,60 @@ def test_the_sync_screen_with_a_conflict(snap_compare, make_app, settle, termina
         await open_sync(pilot.app, pilot, settle)
 
     assert snap_compare(make_app(Path(conflicted.name)), terminal_size=terminal_size, run_before=run_before)
+
+
+async def test_a_remote_added_in_the_dialog_and_a_missing_path_refused_inline(make_app, settle, tmp_path):
+    from textual.widgets import Input, Static
+
+    from scriptorium.core.sync.remote import list_remotes
+    from scriptorium.tui.sync.dialogs import AddRemoteDialog
+
+    state = tmp_path / "s"
+    save_topic(Workspace.open(state), "ada.md", "# Ada\n\nAda likes tea.\n")
+    bare = tmp_path / "r.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(bare)], check=True)
+    app = make_app(state)
+    async with app.run_test(size=(150, 40)) as pilot:
+        screen = await open_sync(app, pilot, settle)
+        await pilot.press("a")
+        await settle(pilot)
+        dialog = app.screen
+        assert isinstance(dialog, AddRemoteDialog)
+        dialog.query_one("#remote-url", Input).value = str(tmp_path / "nowhere.git")
+        await pilot.press("enter")
+        await settle(pilot)
+        assert app.screen is dialog  # refused: the dialog stays, saying why
+        assert "does not exist" in str(dialog.query_one("#add-error", Static).content)
+        dialog.query_one("#remote-url", Input).value = str(bare)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert app.screen is screen
+        await pilot.pause(0.3)
+        await settle(pilot)
+        assert "origin" in "\n".join(screen_lines(app))
+    assert [(r.name, r.url) for r in list_remotes(Workspace(state).root)] == [("origin", str(bare))]
+
+
+async def test_the_differing_words_are_lit_and_a_settled_conflict_is_not_called_merged(make_app, settle, conflicted):
+    from scriptorium.tui.common.text_panel import TextPanel
+    from textual.widgets import Static
+
+    app = make_app(conflicted)
+    async with app.run_test(size=(150, 40)) as pilot:
+        screen = await open_sync(app, pilot, settle)
+        local = screen.query_one("#local", TextPanel).query_one(Static).content
+        lit = {local.plain[span.start:span.end] for span in local.spans if "reverse" in str(span.style)}
+        assert lit == {"black"}  # the one word the machines disagree on, not the sentence
+        await pilot.press("l")
+        for _ in range(40):
+            await pilot.pause(0.1)
+            if not screen.busy and not screen.status.conflicts:
+                break
+        await settle(pilot)
+        text = "\n".join(screen_lines(app))
+        assert "merged by itself" not in text and "No conflict is waiting." in text
+
+
+def test_the_sync_screen_at_80x24(snap_compare, make_app, settle, conflicted: Path, tmp_path: Path,
+                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    test_the_sync_screen_with_a_conflict(snap_compare, make_app, settle, (80, 24), conflicted, tmp_path, monkeypatch)

@@ -283,3 +283,8 @@ async def test_hostile_topic_text_is_shown_inertly(make_app, settle, topics_stat
             output = terminal_output(app)
             assert "\x1b[2J" not in output and "\u202e" not in output and "\x9b" not in output
         assert app.is_running and screen.editor.text == hostile  # the file itself is edited as it is
+
+
+def test_an_inline_rejection_at_80x24(snap_compare, make_app, settle, topics_state: Path) -> None:
+    """At 80 columns the side panel with the rejection takes the tree's place by itself."""
+    test_an_inline_rejection(snap_compare, make_app, settle, (80, 24), topics_state)

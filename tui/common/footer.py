@@ -17,6 +17,9 @@ class Footer(TextualFooter):
     _rebuild_pending = False
     _shown: tuple | None = None  # what the keys were last built from
 
+    def on_resize(self) -> None:
+        self.compact = self.size.width < 110  # an 80-column footer keeps more of its keys
+
     def bindings_changed(self, screen: Screen) -> None:
         self._bindings_ready = True
         if not screen.app.app_focus:

@@ -17,16 +17,23 @@ class ScreenTabs(Static):
         super().__init__(id=id)
         self.current = current
 
-    def on_mount(self) -> None:
-        self.refresh_tabs()
+    _narrow: bool | None = None
+
+    def on_resize(self) -> None:
+        """Under 110 columns, compact: no name, short titles, no padding — all nine fit in 80."""
+        narrow = self.size.width < 110
+        if narrow != self._narrow:
+            self._narrow = narrow
+            self.refresh_tabs()
 
     def refresh_tabs(self) -> None:
-        tabs = [Content.styled(" Scriptorium ", "bold $text-primary")]
+        narrow = bool(self._narrow)
+        tabs = [] if narrow else [Content.styled(" Scriptorium ", "bold $text-primary")]
         for number, (mode, title) in enumerate(self.app.screen_titles(), start=1):
-            label = f" {number} {title} "
+            label = f"{number} {title.split()[0]}" if narrow else f" {number} {title} "
             if mode == self.current:
                 tabs.append(Content.styled(label, "bold reverse $text-primary"))
             else:
                 tabs.append(Content.from_markup(f"[@click=app.switch_mode('{mode}')]$label[/]", label=label))
             tabs.append(Content(" "))
-        self.update(Content("").join(tabs))
+        self.update(Content("").join(tabs[:-1]))

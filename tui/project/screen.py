@@ -79,6 +79,7 @@ class ProjectScreen(Screen):
     BINDINGS = [
         Binding("d", "edit_directory", "Project dir"),
         Binding("r", "reload", "Reload"),
+        Binding("f", "toggle_files", "Files / accounting"),
     ]
 
     def __init__(self) -> None:
@@ -152,6 +153,18 @@ class ProjectScreen(Screen):
 
     def action_edit_directory(self) -> None:
         self.query_one("#project-dir", Input).focus()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "toggle_files":
+            return self.has_class("-narrow")  # wide, both are shown side by side
+        return True
+
+    def on_resize(self) -> None:
+        self.refresh_bindings()  # the breakpoint class may have changed: f comes or goes
+
+    def action_toggle_files(self) -> None:
+        """At 80 columns the accounting and the files take turns."""
+        self.toggle_class("-files-open")
 
     def action_reload(self) -> None:
         self.load(self.query_one("#project-dir", Input).value.strip() or default_project_dir(self.app.state_dir))

@@ -9,13 +9,27 @@ from typing import Any
 from scriptorium.core.sync.conflicts import SyncConflict
 from scriptorium.core.sync.status import RemoteState, SyncStatus
 
-__all__ = ["RemoteState", "SyncConflict", "SyncStatus", "load_status", "resolve", "sync_now"]
+__all__ = ["RemoteState", "SyncConflict", "SyncStatus", "add_remote", "load_status", "resolve", "sync_now"]
 
 
 def load_status(state_dir: Path) -> SyncStatus:
     from scriptorium.core.sync.status import sync_status
 
     return sync_status(state_dir)
+
+
+def add_remote(state_dir: Path, name: str, url: str) -> str | None:
+    """Add remote `name`: None when added, else the engine's reason (a bad name, a taken one,
+    a local path that does not exist)."""
+    from scriptorium.core.memory.workspace import Workspace
+    from scriptorium.core.sync.remote import RemoteError
+    from scriptorium.core.sync.remote import add_remote as add
+
+    try:
+        add(Workspace.open(state_dir).root, name, url)
+    except RemoteError as exc:
+        return str(exc)
+    return None
 
 
 def sync_now(state_dir: Path) -> Any:

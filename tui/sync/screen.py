@@ -1,6 +1,6 @@
 """Sync: memory against its remote, and the conflicts a person settles (DESIGN §17).
 
-`s` syncs now; on a selected conflict `l` keeps the local text, `n` the incoming one,
+`s` syncs now, `a` adds a remote; on a selected conflict `l` keeps the local text, `n` the incoming one,
 `b` both (two blocks), `e` replaces both with your text. Every choice goes through the
 transaction, so a rejected resolution changes nothing.
 """
@@ -10,10 +10,10 @@ from __future__ import annotations
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal
 from textual.content import Content
-from textual.screen import ModalScreen, Screen
-from textual.widgets import Button, Footer, Input, OptionList, Static
+from textual.screen import Screen
+from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
 from scriptorium.core.sanitize import sanitize_line
@@ -21,16 +21,17 @@ from scriptorium.core.sanitize import sanitize_line
 from ..common.messages import DiskChanged
 from ..common.screen_tabs import ScreenTabs
 from ..common.text_panel import TextPanel
-from ..topics.dialogs import DIALOG_CSS
+from ..common.word_diff import word_diff
+from .dialogs import AddRemoteDialog, EditDialog
 from .messages import SyncFinished, SyncStatusLoaded
-from .model import SyncConflict, SyncStatus, load_status, resolve, sync_now
+from .model import SyncConflict, SyncStatus, add_remote, load_status, resolve, sync_now
 
 
 def _state_text(status: SyncStatus) -> Content:
     if not status.remotes:
         return Content.assemble(("No remote. ", "bold"), (
-            "Memory stays on this machine. Add one with `scriptorium remote add origin URL` "
-            "(any git host, or a bare repository on a shared drive).", "$muted-text"))
+            "Memory stays on this machine. Add one with a (or `scriptorium remote add origin URL`): "
+            "any git host, or a bare repository on a shared drive.", "$muted-text"))
     lines = []
     for r in status.remotes:
         where = ("never fetched", "$muted-text") if r.ahead is None else (
@@ -47,48 +48,12 @@ def _state_text(status: SyncStatus) -> Content:
     return Content("\n").join(lines)
 
 
-class EditDialog(ModalScreen[str | None]):
-    """Replace both texts of a conflict with one the user writes (prefilled with the local text)."""
-
-    CSS = DIALOG_CSS.format(name="EditDialog")
-    BINDINGS = [Binding("escape", "dismiss(None)", "Cancel")]
-
-    def __init__(self, conflict: SyncConflict) -> None:
-        super().__init__()
-        self.conflict = conflict
-
-    def compose(self) -> ComposeResult:
-        with Vertical():
-            yield Static(Content(f"Settle ^{self.conflict.block_id} with your text"), classes="title", markup=False)
-            yield Static(Content.assemble(("incoming: ", "bold"), sanitize_line(self.conflict.incoming)), markup=False)
-            yield Input(value=self.conflict.local, id="text")
-            with Horizontal(classes="buttons"):
-                yield Button("Save", id="save", variant="primary")
-                yield Button("Cancel", id="cancel")
-
-    def on_mount(self) -> None:
-        self.query_one(Input).focus()
-
-    def _submit(self) -> None:
-        text = self.query_one(Input).value.strip()
-        if not text:
-            self.notify("The text is empty.", severity="warning")
-            return
-        self.dismiss(text)
-
-    def on_input_submitted(self, event: Input.Submitted) -> None:
-        event.stop()
-        self._submit()
-
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        self._submit() if event.button.id == "save" else self.dismiss(None)
-
-
 class SyncScreen(Screen):
     CSS_PATH = "sync.tcss"
 
     BINDINGS = [
         Binding("s", "sync", "Sync now"),
+        Binding("a", "add_remote", "Add remote"),
         Binding("l", "keep('local')", "Keep local"),
         Binding("n", "keep('incoming')", "Keep incoming"),
         Binding("b", "keep('both')", "Keep both"),
@@ -150,10 +115,16 @@ class SyncScreen(Screen):
         return self.status.conflicts[index] if index is not None else None
 
     def _show(self, conflict: SyncConflict | None) -> None:
-        none = "No conflicts: every block merged by itself." if self.status and self.status.remotes else "—"
-        self.query_one("#local", TextPanel).show(conflict.local if conflict else "", none)
-        self.query_one("#incoming", TextPanel).show(
-            conflict.incoming if conflict else "", f"from {conflict.remote}" if conflict else "")
+        """Both texts of the highlighted conflict, the words that differ lit."""
+        local, incoming = self.query_one("#local", TextPanel), self.query_one("#incoming", TextPanel)
+        if conflict is None:
+            none = "No conflict is waiting." if self.status and self.status.remotes else "—"
+            local.show_body(None, none)
+            incoming.show_body(None, "")
+            return
+        ours, theirs = word_diff(conflict.local, conflict.incoming)
+        local.show_body(ours, "")
+        incoming.show_body(theirs, f"from {conflict.remote}")
 
     def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
         self._show(self._selected())
@@ -176,6 +147,15 @@ class SyncScreen(Screen):
         result = sync_now(self.app.state_dir)
         conflicts = f"; {len(result.conflicts)} conflict(s) to settle" if result.conflicts else ""
         self.post_message(SyncFinished(f"{result.message}{conflicts}", result.outcome != "ok", result))
+
+    def action_add_remote(self) -> None:
+        """The add-remote dialog; the engine refuses a bad name or a path that does not exist."""
+        def added(name: str | None) -> None:
+            if name:
+                self.notify(f"Added remote {name}: s syncs with it now.", markup=False)
+                self.load()
+
+        self.app.push_screen(AddRemoteDialog(lambda name, url: add_remote(self.app.state_dir, name, url)), added)
 
     def action_keep(self, which: str) -> None:
         conflict = self._selected()

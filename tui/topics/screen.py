@@ -61,6 +61,7 @@ class TopicsScreen(Screen):
         Binding("x", "retire", "Retire block"),
         Binding("f8", "next_problem", "Next problem"),
         Binding("r", "reload", "Reload"),
+        Binding("b", "toggle_side", "Block panel"),
     ]
 
     def __init__(self) -> None:
@@ -337,7 +338,12 @@ class TopicsScreen(Screen):
             return True if self.dirty else None
         if action == "next_problem":
             return bool(self.editing_state.diagnostics)
+        if action == "toggle_side":
+            return self.has_class("-narrow")  # wide, both panels are always shown
         return True
+
+    def on_resize(self) -> None:
+        self.refresh_bindings()  # the breakpoint class may have changed: b comes or goes
 
     # --- saving ----------------------------------------------------------------------
 
@@ -382,6 +388,7 @@ class TopicsScreen(Screen):
         self.editor.mark(lines)
         await self.problems.show(
             diagnostics, here, f"{_count(len(diagnostics), 'problem')} — nothing was written; your draft is kept")
+        self.add_class("-side-open")  # at 80 columns the rejection is in the side panel: show it
         if conflict:
             self.app.push_screen(conflict_choice(path), self._resolve_conflict)
             return
@@ -409,6 +416,10 @@ class TopicsScreen(Screen):
         then = self.editing_state.take_after_save()
         if then is not None:
             then()
+
+    def action_toggle_side(self) -> None:
+        """At 80 columns the side panel (rejections, the block) takes the tree's place, or gives it back."""
+        self.toggle_class("-side-open")
 
     def action_next_problem(self) -> None:
         line = self.editing_state.next_problem(self.editor.cursor_location[0] + 1)
