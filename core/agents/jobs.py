@@ -89,10 +89,10 @@ def spawn_index_refresh(state_dir: Path) -> bool:
         pass
     mark.parent.mkdir(parents=True, exist_ok=True)
     mark.touch()
-    code = ("import sys, os\nfrom scriptorium.core.search import SearchIndex\n"
-            "try:\n    SearchIndex(sys.argv[1]).prepare()\nfinally:\n"
+    code = ("import sys, os\nfrom scriptorium.core.agents.recall_tokens import count_ahead\n"
+            "try:\n    count_ahead(sys.argv[1])\nfinally:\n"
             "    try:\n        os.unlink(sys.argv[2])\n    except OSError:\n        pass\n")
-    subprocess.Popen([sys.executable, "-c", code, str(StatePaths(state_dir).memory), str(mark)],
+    subprocess.Popen([sys.executable, "-c", code, str(state_dir), str(mark)],
                      stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                      start_new_session=True, close_fds=True)
     return True
@@ -189,11 +189,11 @@ def _session_of(module: ModuleType, ev: HookEvent, imported: list[str], store: A
 
 def _after_write(state_dir: Path) -> None:
     """Keep what the next hooks read ready: the saved search models and vectors, the core's token count."""
-    from ..search import SearchIndex
     from ..tokens import count_tokens
     from .inject import note_tokens, session_start_injection
+    from .recall_tokens import count_ahead
 
-    SearchIndex(StatePaths(state_dir).memory).prepare()
+    count_ahead(state_dir)
     text = session_start_injection(state_dir).text
     if text:
         note_tokens(state_dir, text, count_tokens(text))

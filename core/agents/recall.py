@@ -12,8 +12,9 @@ stays within `budget_tokens` (and `budget_chars`, when set).
 
 The injected text is plain: a block's claim without footnote markers, anchors or source
 paths, a record as `2023-05-08, Caroline: what was said` (its date and speaker, so
-temporal questions can be answered), and one closing line naming the blocks' ids for
-`memory_get`.
+temporal questions can be answered), a block followed by its one reference line
+`(memory_get <id>)`. The budget is counted in tokens without loading the tokenizer when the
+lines were counted before (`recall_tokens`: the write job counts every candidate ahead).
 
 Settings (`config.toml`, table `[recall]`): `enabled` (default true; recall is also off
 when `core.inject` is false), `top_k` (8), `min_relevance` (1.0), `relative_floor`
@@ -33,8 +34,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..config import Config, load_config
-from ..fence import AGENT_NOTE, fence_memory, plain_memory
+from ..fence import AGENT_NOTE, fence_memory
 from ..paths import StatePaths
+from .recall_text import render_lines
+from .recall_tokens import LineTokens
 
 if TYPE_CHECKING:
     from ..search import Hit
@@ -43,7 +46,6 @@ DEFAULTS: dict[str, Any] = {"enabled": True, "top_k": 8, "min_relevance": 1.0, "
                             "min_similarity": 0.35, "budget_tokens": 500, "budget_chars": None}
 _CANDIDATES = 4  # hits ranked per hit wanted: room for the seen, the duplicates and the over-budget ones
 INLINE_BUILD = 5000  # documents: a bigger stale index is rebuilt in a detached process, not while the agent waits
-REFERENCE = "memory_get ids: "
 
 
 @dataclass
@@ -84,26 +86,6 @@ class Recall:
     def blocks(self) -> list[str]:
         """Ids of what was given (blocks, and records by source id): skipped next time."""
         return [h["block_id"] for h in self.hits]
-
-
-def render_item(hit: "Hit") -> str:
-    """A candidate as the agent reads it: a record with its date and speaker, a block as plain text."""
-    if hit.kind == "source":
-        from ..search.corpus import record_parts
-
-        date, speaker, content = record_parts(hit.text)
-        head = ", ".join(part for part in (date, speaker) if part)
-        return f"- {head}: {content}" if head else f"- {content}"
-    return "- " + " ".join(plain_memory(hit.text).split())
-
-
-def render(items: list["Hit"]) -> str:
-    """The fenced recall text: one line per item, then the blocks' ids on one line."""
-    lines = [render_item(hit) for hit in items]
-    blocks = [hit.block_id for hit in items if hit.kind == "block"]
-    if blocks:
-        lines.append(REFERENCE + ", ".join(blocks))
-    return fence_memory("\n".join(lines), AGENT_NOTE) if lines else ""
 
 
 def record_target(hit: "Hit") -> str:
@@ -148,15 +130,16 @@ def recall_for_prompt(state_dir: Path, prompt: str, seen: set[str] | frozenset[s
         spawn_index_refresh(Path(state_dir))
         return Recall("", "index rebuilding")
     ranked, seen_records = found
-    return select(relevant(ranked, settings), seen, settings, seen_records)
+    counts = LineTokens(StatePaths(state_dir).memory)
+    chosen = select(relevant(ranked, settings), seen, settings, counts, seen_records)
+    counts.save()
+    return chosen
 
 
 def select(candidates: list["Hit"], seen: set[str] | frozenset[str], settings: RecallSettings,
-           seen_records: set[str] = set()) -> Recall:
+           counts: LineTokens, seen_records: set[str] = set()) -> Recall:
     """Best first: skip what was seen and what another candidate already stands for, stop at the budget.
     `seen_records`: the records the seen blocks cite (the session has them through their blocks)."""
-    from ..tokens import count_tokens
-
     kept: list[Hit] = []
     covered = set(seen_records)  # records (`path#anchor`) a kept or seen block cites, and the kept records
     seen_n = over = 0
@@ -180,8 +163,8 @@ def select(candidates: list["Hit"], seen: set[str] | frozenset[str], settings: R
             continue  # its block is in already
         if hit.kind == "block" and hit.refs and all(ref in covered for ref in hit.refs):
             continue  # every record it rests on is in already
-        trial = render(kept + [hit])
-        trial_tokens = count_tokens(trial)
+        lines = render_lines(kept + [hit])
+        trial, trial_tokens = fence_memory("\n".join(lines), AGENT_NOTE), counts.text(lines)
         if trial_tokens > settings.budget_tokens or (settings.budget_chars and len(trial) > settings.budget_chars):
             over += 1
             continue

@@ -258,6 +258,12 @@ class SearchIndex:
             if not self.refresh(include_sources=include_sources).stale:
                 self.vectors(include_sources)
 
+    def candidates(self) -> Iterator[Hit]:
+        """Every block and record of the last refresh with sources, as hits (unscored)."""
+        model = self._models.get(True)
+        for doc in model[1] if model else ():
+            yield Hit(doc.id, doc.path, doc.line, 0.0, doc.text, doc.kind, refs=doc.refs)
+
     def cited_by(self, block_ids: set[str] | frozenset[str]) -> set[str]:
         """The records (`path#anchor`) the blocks carrying any of `block_ids` cite, as of the last refresh."""
         return {ref for rel, entry in self._files.items() if rel.startswith(f"{TOPICS}/")

@@ -58,7 +58,7 @@ def test_the_injected_text_carries_no_ids_footnotes_or_paths_in_its_body(tmp_pat
     lines = text.splitlines()
     body = [line for line in lines if line.startswith("- ")]
     assert body and not any(re.search(r"\[\^|\^[0-9a-f]{8}|sources/|topics/|#source-", line) for line in body)
-    assert [line for line in lines if "abcd1234" in line] == ["memory_get ids: abcd1234"]  # one reference line
+    assert [line for line in lines if "abcd1234" in line] == ["(memory_get abcd1234)"]  # one reference line
 
 
 def test_the_budget_is_counted_in_tokens_and_logged(tmp_path: Path):
