@@ -22,6 +22,9 @@ from .placeholder import PLACEHOLDER_RE, PRIVATE_MARK, placeholder_counts  # noq
 from .rules import BUILTIN_RULES, Rule, field_secret
 
 PRIVATE_KIND = "private"
+_ANY_PLACEHOLDER = re.compile(r"[\[(]?REDACTED:[a-z0-9][a-z0-9-]{0,40}:[0-9a-f]{8}[\])]?")
+"""A placeholder as written, or as a text that turned its brackets into parentheses or dropped
+them (purge's inside a link label) kept: its kind and tag must never be redacted again."""
 _PRIVATE_RE = re.compile(r"<private>.*?(?:</private>|\Z)", re.S | re.I)
 _USER_KIND = re.compile(r"^[a-z0-9][a-z0-9-]{0,40}$")
 MIN_LEN = 8  # no rule matches a shorter text
@@ -105,6 +108,8 @@ class Redactor:
             if n and counts is not None:
                 counts[PRIVATE_KIND] += n
         spans: list[tuple[int, int, int, str]] = []  # start, end, rule order, kind
+        # a placeholder is never a secret, nor is anything inside one
+        kept = [m.span() for m in _ANY_PLACEHOLDER.finditer(text)] if "REDACTED:" in text else []
         tried: set[tuple[int, int]] = set()
         builtin = self._builtin
         for order, at in self._literals.find(text):
@@ -115,10 +120,10 @@ class Redactor:
             tried.add((order, start))
             m = rule.pattern.match(text, start)
             if m is not None:
-                self._consider(rule, order, m, spans)
+                self._consider(rule, order, m, spans, kept)
         for order, rule in enumerate(self._user, start=len(builtin)):
             for m in rule.pattern.finditer(text):
-                self._consider(rule, order, m, spans)
+                self._consider(rule, order, m, spans, kept)
         if not spans:
             return text
         spans.sort(key=lambda s: (s[0], -(s[1] - s[0]), s[2]))
@@ -135,13 +140,14 @@ class Redactor:
         out.append(text[pos:])
         return "".join(out)
 
-    def _consider(self, rule: Rule, order: int, m: re.Match[str], spans: list[tuple[int, int, int, str]]) -> None:
+    def _consider(self, rule: Rule, order: int, m: re.Match[str], spans: list[tuple[int, int, int, str]],
+                  kept: list[tuple[int, int]]) -> None:
         group = rule.group if rule.group >= 0 else (m.lastindex or 0)
         start, end = m.span(group)
         if start < 0 or end <= start:
             return
         secret = m.string[start:end]
-        if "[REDACTED:" in secret or self._allowed(secret):
+        if "REDACTED:" in secret or self._allowed(secret) or any(a < end and start < b for a, b in kept):
             return
         if rule.check is not None and not rule.check(secret, m):
             return

@@ -18,6 +18,7 @@ import re
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
+from ..redact.placeholder import PLACEHOLDER_RE
 from .distil import Block, Turn, distil, group, topic_phrase
 from .keywords import slug, stems
 
@@ -133,12 +134,24 @@ def render(filed: Filed, label: str) -> str:
     return f"{text}[^{label}]\n\n[^{label}]: Time: `{block.time}`; Sources: {links}"
 
 
+def _debracket(text: str) -> str:
+    return text.replace("[", "(").replace("]", ")").replace("<!--", "<!- -").replace("^", "\u02c6")
+
+
 def inline(text: str, limit: int) -> str:
     """Conversation text made safe inside one paragraph: one line, no brackets (no
     citations, links or block ids can be forged), no HTML comment openers, and no
     trailing backslash (it would escape the citation that follows: `C:\\temp\\[^e1]`)."""
     text = "".join(ch for ch in text if ch.isprintable() or ch.isspace())
-    text = " ".join(text.split()).replace("[", "(").replace("]", ")").replace("<!--", "<!- -").replace("^", "\u02c6")
-    text = text if len(text) <= limit else text[: limit - 1].rstrip() + "\u2026"
+    parts = PLACEHOLDER_RE.split(" ".join(text.split()))  # a redaction placeholder stays one, brackets and all
+    text = "".join(_debracket(part) if i % 3 == 0 else f"[REDACTED:{part}:{parts[i + 1]}]" if i % 3 == 1 else ""
+                   for i, part in enumerate(parts))
+    text = re.sub(r"(\[REDACTED:[^\]]*\])(?=[(\[])", r"\1 ", text)  # never a link's label
+    if len(text) > limit:
+        cut = text[: limit - 1]
+        opened = cut.rfind("[")  # every bracket left opens a placeholder
+        if opened >= 0 and "]" not in cut[opened:]:
+            cut = cut[:opened]  # never half a placeholder
+        text = cut.rstrip() + "\u2026"
     return text.rstrip("\\").rstrip()
 

@@ -303,7 +303,7 @@ class _Run:
         ids = [t.id for t in batch]
         records = records_for(self.store, sid, ids)
         sources = records_to_sources(records)
-        self._archive(sources, sid)
+        archived = self._archive(sources, sid)
         install.checkpoint("batch-archived")  # fault injection only (tests, bench/stress.py)
         items = [Evidence(s.source_id, r.role, speaker_label(s.speaker_display, s.speaker_id, s.role), r.text,
                           s.timestamp) for s, r in zip(sources, records)]
@@ -333,7 +333,8 @@ class _Run:
                                 f"the writer changed no topic file for {len(ids)} turn(s) ({describe_calls(audit)}); "
                                 "nothing marked, the turns stay pending"))
         self._mark(sid, ids, f"installed{f' as {result.commit[:12]}' if result.commit else ''}")
-        return BatchResult(ids, changed, result.commit, result.redactions, self.usage[-1])
+        redactions = dict((Counter(archived) + Counter(result.redactions)).most_common())  # each secret once
+        return BatchResult(ids, changed, result.commit, redactions, self.usage[-1])
 
     def _mark(self, sid: str, ids: list[str], done: str) -> None:
         """Mark turns whose batch is `done` (installed): waiting for the session lock as long
@@ -361,17 +362,18 @@ class _Run:
             meta = {}
         return session_context(meta, self.ws.core_budget())
 
-    def _archive(self, sources: list[SourceRecord], sid: str) -> None:
+    def _archive(self, sources: list[SourceRecord], sid: str) -> dict[str, int]:
         """Evidence first, in its own transaction, unless the archive already holds it
-        (a redone batch): the archive never lags behind the marks."""
+        (a redone batch): the archive never lags behind the marks. Returns the redactions
+        its records carry (counted by the transaction that archives them, and only there)."""
         index = SourceIndex(self.ws.root)
         if all((scan := index.scan(archive_path(s.source_id))) is not None and s.source_id in scan.by_id
                for s in sources):
-            return
+            return {}
         with Transaction(self.ws, "write", f"evidence: {len(sources)} record(s) of session {sid}",
                                  lock_timeout=LOCK_TIMEOUT_S) as txn:
             txn.archive(sources)
-            txn.commit()
+            return txn.commit().redactions
 
     def _sleep_if_due(self) -> None:
         due = sleep_due(self.paths)

@@ -182,16 +182,21 @@ class Transaction:
         """Append `records` to the staged archive (idempotent); their ids join this
         transaction's evidence. Returns the ids of all `records`."""
         records = [self._redacted(r) for r in records]
-        self._ensure_open().archive(records)
+        stage = self._ensure_open()
+        before = len(stage.archived)
+        stage.archive(records)
+        added = set(stage.archived[before:])
+        for record in records:  # counted once, when archived: a batch archived earlier is not counted again
+            if record.source_id in added:
+                self._archive_redactions.update(placeholder_counts(record.content))
         ids = [r.source_id for r in records]
         self.evidence = (self.evidence or set()) | _evidence_refs(ids)
         return ids
 
     def _redacted(self, record: SourceRecord) -> SourceRecord:
         """Evidence never holds a secret (DESIGN §16), even from a session stored before
-        redaction existed; the record's placeholders are counted for the audit."""
+        redaction existed; the placeholders of the records it adds are counted for the audit."""
         content = self._redactor.text(record.content)
-        self._archive_redactions.update(placeholder_counts(content))
         return record if content == record.content else replace(record, content=content)
 
     def _redact_topic(self, text: str) -> str:
