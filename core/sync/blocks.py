@@ -129,7 +129,8 @@ def _resolve(bid: str, base: Block | None, ours: Block | None, theirs: Block | N
         assert present is not None and base is not None
         side = "here" if theirs is None else "on the remote"
         if present.value == base.value and present.topic == base.topic:
-            out.retire[bid] = f"retired {'on the remote' if theirs is None else 'here'}; unchanged {side} (sync)"
+            if theirs is None:  # retired on the remote: retire it here too (retired here: it is gone already)
+                out.retire[bid] = f"retired on the remote; unchanged {side} (sync)"
             return None, None
         out.reports.append(f"^{bid}: retired {'on the remote' if theirs is None else 'here'} but edited {side}: "
                            "the edit is kept")
@@ -168,6 +169,12 @@ def merge_topics(base: Mapping[str, str], ours: Mapping[str, str], theirs: Mappi
                 out.deleted.append(path)  # deleted on one side, nothing of it left on the other
             continue
         order = wanted.get(path, [])
+        loose = path in o_docs and any(p.block_id is None for p in o_docs[path].paragraphs)  # typed, not saved yet
+        if not loose and path in t_docs and path in theirs and _holds_exactly(t_docs[path], order, final, incoming,
+                                                                              t_blocks):
+            if ours.get(path) != theirs[path]:  # their file says it all (their order too): both converge on it
+                out.topics[path] = theirs[path]
+            continue
         if path in o_docs and _untouched(o_docs[path], order, final, incoming, o_blocks):
             continue
         text = _render(path, o_docs.get(path) or t_docs.get(path), order, final, incoming, remote)
@@ -181,6 +188,14 @@ def _untouched(doc: TopicDoc, order: list[str], final: Mapping[str, Block], inco
     """Our file already holds exactly its merged blocks, in order: keep its bytes."""
     mine = [p.block_id for p in doc.paragraphs if p.block_id is not None and p.suffix_start is not None]
     return mine == order and not any(b in incoming or final[b].value != ours[b].value for b in order)
+
+
+def _holds_exactly(doc: TopicDoc, order: list[str], final: Mapping[str, Block], incoming: Mapping[str, Block],
+                   blocks: Mapping[str, Block]) -> bool:
+    """`doc` holds exactly the merged blocks of its file, in any order, each as merged."""
+    mine = [p.block_id for p in doc.paragraphs if p.block_id is not None and p.suffix_start is not None]
+    return sorted(mine) == sorted(order) and not any(
+        b in incoming or final[b].value != blocks[b].value for b in order)
 
 
 def _render(path: str, skeleton: TopicDoc | None, order: list[str], final: Mapping[str, Block],

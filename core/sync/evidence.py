@@ -71,11 +71,11 @@ def _scan(data: bytes, rel: str) -> tuple[ArchiveScan | None, str | None]:
 
 
 def merge_archives(base: Mapping[str, bytes], ours: Mapping[str, bytes], theirs: Mapping[str, bytes],
-                   redact: Callable[[str], str] | None = None, *, theirs_order: bool = False) -> EvidenceMerge:
+                   redact: Callable[[str], str] | None = None) -> EvidenceMerge:
     """Merge three versions of `sources/` ({path under sources/: bytes}); `redact` cleans
-    the records that come in. `theirs_order` (we hold nothing they lack): an archive of
-    theirs holding every record of ours as it is is taken as it is, their order included,
-    so that both machines converge on the same bytes."""
+    the records that come in. An archive of theirs holding every record of ours as it is
+    is taken as it is, their order included, so that the machines converge on the same
+    bytes (the remote's)."""
     out = EvidenceMerge()
     for rel in sorted(theirs):
         t_data = theirs[rel]
@@ -112,7 +112,7 @@ def merge_archives(base: Mapping[str, bytes], ours: Mapping[str, bytes], theirs:
             continue
         o_frames = _frames_text(o_data, o_scan)
         new = [text for sid, text in t_frames.items() if sid not in o_frames]
-        if theirs_order and clean is raw and all(t_frames.get(sid) == text for sid, text in o_frames.items()):
+        if clean is raw and all(t_frames.get(sid) == text for sid, text in o_frames.items()):
             out.archives[rel] = t_data
             out.added += len(new)
             continue

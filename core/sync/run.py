@@ -260,7 +260,7 @@ def _merge(ws: Workspace, name: str, ours: str | None, theirs: str, dirty: dict[
     blocks = merge_topics(*topics, remote=name)
     redactor = redactor_for(ws.state_dir)
     behind = bool(ours and git_remote.is_ancestor(root, ours, theirs))
-    evidence = merge_archives(sources[0], sources[1], sources[2], redact=redactor.text, theirs_order=behind or adopt)
+    evidence = merge_archives(sources[0], sources[1], sources[2], redact=redactor.text)
     if evidence.errors:
         return SyncResult("permanent", "SYNC_REJECTED", f"{name}'s memory was refused: its evidence does not merge",
                           remote=name, diagnostics=[{"rule": "evidence", "file": f"sources/{rel}", "message": why}
@@ -285,8 +285,7 @@ def _merge(ws: Workspace, name: str, ours: str | None, theirs: str, dirty: dict[
         why = "your unsaved edits and its changes do not validate together" if dirty else "it does not validate"
         return SyncResult("permanent", "SYNC_REJECTED", f"{name}'s memory was refused: {why}",
                           remote=name, diagnostics=[d.to_json() for d in installed.diagnostics])
-    if behind or adopt:
-        _match_recent_order(ws, name, theirs, lock_timeout)
+    _match_recent_order(ws, name, theirs, lock_timeout)
     with ws.lock(lock_timeout):
         head = git_remote.rev(root, "HEAD") or ""
         same = git_remote.same_tree(root, head, theirs)
@@ -310,11 +309,11 @@ def _merge(ws: Workspace, name: str, ours: str | None, theirs: str, dirty: dict[
 
 
 def _match_recent_order(ws: Workspace, name: str, theirs: str, lock_timeout: float) -> None:
-    """Taking their memory whole, our render may still differ from theirs in one place:
+    """With the same memory as theirs, our render may still differ in one place:
     `recent_events.jsonl` orders blocks by when each machine first saw them. Take their
     order of the blocks they list (the newest; every other block before them, in ours) and
     render again: this machine's render of the same memory, now byte for byte theirs, so
-    the two stop trading merge commits. Their file is read for its order only."""
+    the machines stop trading merge commits. Their file is read for its order only."""
     root = ws.root
     head = git_remote.rev(root, "HEAD") or ""
     if git_remote.changed_paths(root, head, theirs) != {RECENT_FILE}:

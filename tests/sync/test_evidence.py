@@ -24,7 +24,9 @@ def test_records_only_the_remote_has_are_appended_once():
     assert out.errors == [] and out.added == 1
     merged = scan_archive(out.archives[REL], REL)
     assert merged.complete
-    assert [f.source_id for f in merged.frames] == ["openprogram/s1/n1", "openprogram/s1/n2", "openprogram/s1/n3"]
+    # theirs holds every record of ours as it is: taken whole, their order too (the machines converge)
+    assert [f.source_id for f in merged.frames] == ["openprogram/s1/n1", "openprogram/s1/n3", "openprogram/s1/n2"]
+    assert out.archives[REL] == theirs
     again = merge_archives({REL: base}, {REL: out.archives[REL]}, {REL: theirs})
     assert again.archives == {} and again.added == 0
 

@@ -374,3 +374,33 @@ def test_a_purge_converges_on_every_machine_without_a_wedge(tmp_path, bare):
         assert "[REDACTED:purged:" in topics(state)["ops.md"]
     assert not _remote_holds(bare, secret)
     assert [sync(s).code for s in (a, b, c)] == ["UP_TO_DATE"] * 3
+
+
+def test_blocks_added_to_one_topic_on_three_machines_converge_without_endless_merges(tmp_path, bare, pair):
+    a, b = pair
+    c = joined(tmp_path / "c", bare)
+    assert sync(c).outcome == "ok"
+    for state, fact in ((a, "Ada plays the oboe."), (b, "Ada reads Zola."), (c, "Ada grows tomatoes.")):
+        ws = Workspace.open(state)
+        assert save_topic(ws, "ada.md", ws.read_topic("ada.md") + f"\n{fact}\n").outcome == "installed"
+    for state in (a, b, c, a, b, c):
+        assert sync(state).outcome == "ok"
+    assert [sync(s).code for s in (a, b, c)] == ["UP_TO_DATE"] * 3  # before: each kept its own order, merging forever
+    assert topics(a) == topics(b) == topics(c)
+
+
+def test_a_block_retired_here_and_untouched_there_does_not_refuse_the_merge(tmp_path, bare, pair):
+    from scriptorium.core.memory import retire_block
+
+    a, b = pair
+    ws = Workspace.open(a)
+    assert save_topic(ws, "ada.md", ws.read_topic("ada.md") + "\nAda has a cat.\n").outcome == "installed"
+    assert sync(a).outcome == "ok" and sync(b).outcome == "ok"
+    cat = block_id(b, "ada.md", "Ada has a cat.")
+    assert retire_block(Workspace.open(b), "ada.md", cat, "the cat left").outcome == "installed"
+    edit(a, "ada.md", "Ada likes tea.", "Ada likes green tea.")
+    assert sync(a).outcome == "ok"
+    merged = sync(b)  # before: 'there is no block to retire', SYNC_REJECTED
+    assert merged.outcome == "ok", (merged.message, merged.diagnostics)
+    assert "green tea" in topics(b)["ada.md"] and "cat" not in topics(b)["ada.md"]
+    assert sync(a).outcome == "ok" and "cat" not in topics(a)["ada.md"]
