@@ -193,17 +193,17 @@ class _Literals:
     def __init__(self, rules: tuple[Rule, ...]) -> None:
         import hyperscan  # here: a process that never redacts never loads it
 
-        table: dict[str, list[tuple[int, int]]] = {}
+        table: dict[tuple[str, bool], list[tuple[int, int]]] = {}
         for order, rule in enumerate(rules):
             for lit in rule.literals:
-                entry = table.setdefault(lit.lower(), [])
+                entry = table.setdefault((lit.lower() if rule.caseless else lit, rule.caseless), [])
                 if order not in (o for o, _n in entry):
                     entry.append((order, len(lit.encode("utf-8"))))
         self.hits = list(table.values())
-        patterns = [re.escape(lit).encode("utf-8") for lit in table]
+        patterns = [re.escape(lit).encode("utf-8") for lit, _caseless in table]
         self.db = hyperscan.Database()
         self.db.compile(expressions=patterns, ids=list(range(len(patterns))), elements=len(patterns),
-                        flags=[hyperscan.HS_FLAG_CASELESS] * len(patterns))
+                        flags=[hyperscan.HS_FLAG_CASELESS if caseless else 0 for _lit, caseless in table])
         self._proto = hyperscan.Scratch(self.db)
         self._local = threading.local()  # a scratch space is not shared between threads
 

@@ -32,6 +32,7 @@ class Rule:
     group: int = -1  # the group that is the secret: 0 the whole match, -1 the last group that matched
     check: Callable[[str, re.Match[str]], bool] | None = None  # a candidate is redacted only if this says so
     back: int = 0  # the match starts this many characters before the literal
+    caseless: bool = True  # whether the literals match in any casing (env names are in capitals only)
 
     @cached_property
     def pattern(self) -> re.Pattern[str]:
@@ -99,6 +100,19 @@ def _url_password(value: str, _m: re.Match[str]) -> bool:
     return not _placeholder(value) and not value.startswith(("$", "%", "{"))
 
 
+def _cli_password(value: str, _m: re.Match[str]) -> bool:
+    """A literal password on a command line, not a variable (`-p"$PASS"`), a prompt flag's
+    neighbour (`-p --host`) or a placeholder (`-p<password>`)."""
+    return not _placeholder(value) and not value.startswith(("$", "%", "-", "`")) and value.lower() not in _CODE_WORDS
+
+
+def _flag_secret(value: str, m: re.Match[str]) -> bool:
+    """`--password X` takes any literal; `--token X` / `--api-key X` only a generated one."""
+    if m.group("flag").lower().startswith("pass"):
+        return _cli_password(value, m) and len(value) >= 4
+    return not _placeholder(value) and _high_entropy(value)
+
+
 _OP = r"(?P<op>:=|=>|==?|:)"
 _KEY_TAIL = r"[a-z0-9_.-]{0,24}[\"']?\s*"
 
@@ -113,8 +127,8 @@ BUILTIN_RULES: tuple[Rule, ...] = (
     Rule("gcp-oauth-secret", r"\b(GOCSPX-[0-9A-Za-z_-]{28})(?![0-9A-Za-z_-])", ("GOCSPX-",)),
     Rule("aws-access-key", r"\b((?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z2-7]{16})\b",
          ("AKIA", "ASIA", "ABIA", "ACCA", "A3T")),
-    Rule("aws-secret-key", r"(?i)aws[a-z0-9_.-]{0,20}(?:secret|sk)[a-z0-9_.-]{0,20}[\"']?\s*(?::=|=>|=|:)\s*[\"']?"
-        r"([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+])", ("aws",)),
+    Rule("aws-secret-key", r"(?i)aws[a-z0-9_.-]{0,20}(?:secret|sk)[a-z0-9_.-]{0,20}[\"']?(?:\s*(?::=|=>|=|:)\s*|\s+)[\"']?"
+        r"([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+])", ("aws",)),  # `=`, `:` and `aws configure set aws_secret_access_key X`
     Rule("azure-storage-key", r"(?i)(?:AccountKey|SharedAccessKey)\s*=\s*([A-Za-z0-9+/]{40,88}={0,2})",
          ("AccountKey", "SharedAccessKey")),
     Rule("azure-client-secret", r"(?:^|(?<=[\\'\"`\s>=:(,]))([a-zA-Z0-9_~.]{3}\dQ~[a-zA-Z0-9_~.-]{31,34})(?=$|[\\'\"`\s<),])", ("Q~",),
@@ -138,8 +152,24 @@ BUILTIN_RULES: tuple[Rule, ...] = (
     Rule("pypi-token", r"\b(pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,})", ("pypi-AgEIcHlwaS5vcmc",)),
     Rule("sendgrid-key", r"\b(SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43})", ("SG.",)),
     Rule("jwt", r"\b(eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*)", ("eyJ",)),
-    Rule("url-password", r"://[^\s:/@'\"<>`]{1,128}:([^\s/@'\"<>`]{1,256})@(?=[A-Za-z0-9\[])",
-         ("://",), check=_url_password),
+    Rule("url-password", r"://[^\s:/@'\"<>`]{0,128}:([^\s/@'\"<>`]{1,256})@(?=[A-Za-z0-9\[])",
+         ("://",), check=_url_password),  # `scheme://user:pass@host`, and `redis://:pass@host`
+    # Command lines that take a password as an argument (shell history, a Bash tool call).
+    Rule("password", r"mysql(?:dump|admin|sh|import)?\b[^\n|;&]{0,300}?\s-p['\"]?([^\s'\"]{3,256})",
+         ("mysql",), check=_cli_password),
+    Rule("password", r"curl\b[^\n|;&]{0,300}?(?:\s-u\s*|\s--user[=\s]+|\s--proxy-user[=\s]+)['\"]?"
+        r"[^\s:'\"]{1,128}:([^\s'\"]{1,256})", ("curl",), check=_cli_password),
+    Rule("password", r"docker\s+login\b[^\n|;&]{0,300}?\s(?:-p|--password)(?:=|\s+)['\"]?([^\s'\"]{3,256})",
+         ("docker",), check=_cli_password),
+    Rule("password", r"sshpass\b[^\n|;&]{0,100}?\s-p\s*['\"]?([^\s'\"]{3,256})", ("sshpass",), check=_cli_password),
+    Rule("password", r"(?i)\s--(?P<flag>password|passwd|pass|db-password)\s+['\"]?([^\s'\"]{3,256})",
+         ("--pass", "--db-password"), check=_flag_secret, back=1),
+    Rule("secret", r"(?i)\s--(?P<flag>token|api-key|apikey|secret|client-secret|access-token|auth-token)\s+['\"]?"
+        r"([^\s'\"]{3,256})", ("--token", "--api-key", "--apikey", "--secret", "--client-secret", "--access-token",
+        "--auth-token"), check=_flag_secret, back=1),
+    # Env files and exports: `STRIPE_KEY=…`, `DB_PASS=…` (names in capitals, a generated value).
+    Rule("secret", r"_(?:KEY|PASS|PWD|SECRET|TOKEN)S?\s*=\s*['\"]?([A-Za-z0-9_+/=.~-]{12,512})",
+         ("_KEY", "_PASS", "_PWD", "_SECRET", "_TOKEN"), check=_assigned_secret, caseless=False),
     Rule("auth-header", r"(?i)authorization[\"']?\s*[:=]\s*[\"']?(?:(?:bearer|basic|token|bot|digest|apikey|sso-key)\s+)?"
         r"([A-Za-z0-9._~+/=:-]{8,})", ("authorization",), check=_credential),
     Rule("auth-header", r"(?i)(?:api-key|auth-token|access-token|private-token)[\"']?\s*:\s*[\"']?"
