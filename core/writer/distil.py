@@ -19,15 +19,17 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass, field
+from datetime import date, timedelta
 
 from .keywords import FILLER, content_words, is_content, keyphrases, phrases, stem
 
 MAX_BLOCK_SENTENCES = 6  # a block of notes sharing a subject
 MAX_BLOCK_WORDS = 80
-MAX_THREAD_SENTENCES = 16  # a block of a conversation's consecutive notes
+MAX_THREAD_SENTENCES = 16
 MAX_THREAD_WORDS = 240
 MAX_SENTENCE_CHARS = 400
 MIN_CONTENT_WORDS = 2
+MIN_WORK_WORDS = 5  # words of a note in a working session, unless it names a path, a number or code
 
 _FENCE = re.compile(r"^\s*(```|~~~).*?^\s*\1[^\n]*$", re.M | re.S)
 _DOTTED = re.compile(r"\w\.(?=\w)")
@@ -43,21 +45,63 @@ what what's whats how how's why when where who whose whom which do does did is a
 should shall have has had any anything anyone got wanna want ever isn't aren't don't doesn't didn't won't wouldn't
 can't couldn't shouldn't may might you u r right ok okay so and or hey
 """.split())
-# an agent announcing a look-around step: the step itself is in the tool calls, not worth a note
+# The agent narrating its work: what it is about to do or just did. The step itself is in the
+# tool calls; the facts it found are said in other sentences. Never a note, never "X decided to".
 _NARRATION = re.compile(
-    r"^(?:(?:ok(?:ay)?|now|first|next|then|great|good|perfect|alright|so)[,!.]?\s+)*"
-    r"(?:let me|let's|i'll|i will|i'm going to|i am going to|i need to|we need to|i should|i'm|i am)\s+"
-    r"(?:now\s+|first\s+|also\s+|quickly\s+|just\s+)*"
-    r"(?:check|look|read|re-read|search|fetch|try|wait|run|verify|explore|see|examine|find|view|open|inspect|"
-    r"review|investigate|understand|confirm|get|start|continue|take|grep|list|scan|make sure|double-check|"
-    r"checking|looking|reading|searching|fetching|trying|waiting|running|verifying|exploring)\b", re.I)
+    r"^(?:(?:ok(?:ay)?|great|good|perfect|excellent|alright|right|so|done|also|and|but|still|yes|sure)[,!.:—–-]*\s+)*"
+    r"(?:(?:now|next|then|first|finally|afterwards)\b"
+    r"|(?:let me|let's|lets|i'll|i will|i'm going to|i am going to|i'm gonna|i need to|i have to|i should|i must|"
+    r"i want to|i can now|i'd like to|we need to|we'll|time to|going to|starting|continuing|moving on|back to|"
+    r"next up|proceeding|working on)\b"
+    r"|i(?:'m| am) (?:now |also |just |still )?(?:going|about|ready|done|on it|\w{2,}ing)\b"
+    r"|i(?:'ve| have)(?: now)? (?:a |the |full |all |enough |successfully |now )?(?:clear|good|full|complete|"
+    r"better|thorough|understanding|picture|context|everything|read|reviewed|looked|checked|explored|examined|"
+    r"finished|completed)\b)", re.I)
+# tool bookkeeping and status: tests/builds/linters passing, files updated, work committed
+_STATUS = re.compile(
+    r"\b(?:tests?|specs?|suites?|doctests?|compil\w*|builds?|credo|dialyzer|lint\w*|tsc|type[- ]?check\w*|"
+    r"checks?|migrations?|formatt\w*|commit\w*|push\w*|todos?|todo list|task list|file|files|changes|edits?|"
+    r"everything|all)\b[^.!?]{0,60}?\b(?:pass(?:es|ed|ing)?|green|clean(?:ly)?|succeed\w*|successful\w*|"
+    r"complete[ds]?|done|updated|created|applied|saved|written|fine|ok|works?|working|compiles?|ran)\b|"
+    r"^(?:all green|clean compile|compiles clean|no (?:new )?(?:errors|issues|warnings|failures)|pushed|committed|"
+    r"done|expected|still compiling|progress|almost done)\b", re.I)
+_DONE = re.compile(r"\b(?:done|closed|pushed|committed|merged|finished|passing|found \d+|\d+ (?:tests?|doctests?|failures?|"
+                   r"errors?|warnings?))\b", re.I)
+# an imperative addressed to itself: the agent's plan, step by step
+_STEP = re.compile(
+    r"^(?:[\w.-]+(?: [\w.-]+){0,2}\s*[:—–-]\s*)?(?:add|update|replace|close|run|fix|create|remove|rename|move|write|"
+    r"implement|check|mark|build|merge|extract|wire|register|apply|commit|push|stage|install|edit|delete|refactor|"
+    r"rewrite|verify|read|open|claim|review|clean|restore|revert|re-run|rerun|wait)\b(?!\s*(?:is|are|was|were|has|had)\b)", re.I)
+_STATUS_WORDS = 16  # a status line is short; a longer sentence says more than the status
+# a line that is no prose: a table, a quote, code, markup, a heading, a file tree, a shell prompt
+_NOT_PROSE = ("|", ">", "    ", "\t", "<", "#", "├", "└", "│", "┌", "➜", "$ ", "// ", "/*")
+_STACK_FRAME = re.compile(r"^at [\w.<>$]+ \(|^File \"[^\"]+\", line \d+")
+_SYMBOLS = re.compile(r"^[^\w\s`'\"(\[/.~@$<-]+\s*")  # a leading ✅, 🏗️, →: decoration, not words
+_HEADER_LINE = re.compile(r"^\s*(?:\*\*[^*]+\*\*|__[^_]+__)\s*:?\s*$")  # a reasoning header or a bold label
+_EMPHASIS = re.compile(r"\*\*|__(?=\w)|(?<=\w)__")
 _IDENTITY = re.compile(r"\b(?:my name is|i am an? |i'm an? |i work as|i live in|i'm from|i am from|years old|"
                        r"allergic to|i'm vegetarian|i'm vegan)", re.I)
 _PREFERENCE = re.compile(r"\b(?:i prefer|my favou?rite|i always|i never)\b", re.I)
-_RULE = re.compile(r"^(?:please\s+)?(?:always|never|don't|do not|from now on|make sure to)\b|\bfrom now on\b", re.I)
+# A standing rule or preference, anywhere in what the user said: "invalid themes must NEVER
+# explode", "no console logs!", "i would only want e2e tests for AgentSession"
+_RULE = re.compile(
+    r"\b(?:must|mustn't|must not|never|always|from now on|should (?:never|always|not)|"
+    r"(?:^|(?<=[,;(]\s)|(?<=\band\s)|(?<=\bplease\s))(?:don't|do not) (?!think|know|tink|understand|see|get|care|"
+    r"remember|like|mind|want)|"
+    r"(?:i|we)(?: would|'d)? only (?:want|use|allow|run|write)|only (?:ever|use|allow)|i(?: would|'d)? prefer|"
+    r"prefer to|i want you to always|avoid)\b|\bno [\w .'/-]{2,40}!", re.I)
+# the user's anger is not memory: intensifiers go; a clause that insults is dropped
+_CURSE_WORDS = re.compile(r"\s*\b(?:fucking|fuckin|freaking|bloody|omfg|wtf|jesus|damn|goddamn|dude|my dude)\b[,!]*",
+                          re.I)
+_INSULT = re.compile(r"\b(?:fuck\w*|shit\w*|idiot\w*|stupid|dumb\w*|crap\w*|moron\w*|sucks?|lobotomi\w*|"
+                     r"horrible|garbage)\b", re.I)
+_HEDGE = re.compile(r"\b(?:i (?:think|believe|feel|suppose|guess|assume|would assume)|seems?|looks like|maybe|"
+                    r"perhaps|probably|i'm not sure|not sure)\b", re.I)
+_PASTED = re.compile(r"\b(?:error|exception|failed|traceback|warning)\b|/\S{30,}", re.I)  # an error pasted, a long path
+_APOLOGY = re.compile(r"\b(?:sorry|apologi[sz]e\w*|my bad|my mistake)\b", re.I)
 _NOT_IDENTITY = re.compile(r"\b(?:i'?m an? (?:bit|little|lot|huge|big|fan)|i am an? (?:bit|little|lot))", re.I)
 # words that make a bad subject for a block (verbs and adverbs found everywhere)
-_COMMON = frozenset("""
+COMMON_WORDS = _COMMON = frozenset("""
 went go goes going gone made make makes making need needs needed call called want wants wanted feel feels felt
 take took taken come came see saw seen know knew think thought said say says tell try tried use used using start
 started put give gave find found keep kept work worked working help helped show showed learn learned mean meant
@@ -72,7 +116,8 @@ love like want need think know feel enjoy hope plan prefer use work live believe
 understand play paint write teach study volunteer care find make take keep run own spend visit practice cook
 read watch listen collect dance sing draw support suggest recommend
 """.split())
-_IRREGULAR = {"have": "has", "do": "does", "go": "goes"}
+_IRREGULAR = {"have": "has", "do": "does", "go": "goes", "don't": "doesn't", "haven't": "hasn't",
+              "aren't": "isn't", "weren't": "wasn't"}
 _SECOND = {"you": "i", "you're": "i'm", "you've": "i've", "you'll": "i'll", "you'd": "i'd", "your": "my",
            "yours": "mine", "yourself": "myself"}
 
@@ -86,6 +131,7 @@ class Turn:
     text: str
     time: str  # YYYY-MM-DD or "undated"
     index: int = 0
+    work: bool = False  # a user working with an agent (not people talking): the agent's narration is no note
 
 
 @dataclass
@@ -102,6 +148,7 @@ class Note:
 class Block:
     notes: list[Note]
     key: str  # the stem of what the block is about ("" when alone)
+    dated: bool = False  # its notes tell events: the text says when
 
     @property
     def refs(self) -> list[str]:
@@ -114,7 +161,11 @@ class Block:
 
     @property
     def text(self) -> str:
-        return " ".join(dict.fromkeys(n.text for n in self.notes))
+        text = " ".join(dict.fromkeys(n.text for n in self.notes))
+        day = _day(self.time)
+        if self.dated and day is not None and spoken_date(day) not in text:
+            return f"On {spoken_date(day)}, {text}"
+        return text
 
     @property
     def core(self) -> bool:
@@ -140,7 +191,45 @@ def distil(turns: list[Turn]) -> list[Note]:
                 continue
             seen[norm] = note
             notes.append(note)
-    return notes
+        if turn.work and turn.role == "user" and _REJECTED.search(turn.text[:200]):
+            notes = _rejected(notes, turn)
+    return _superseded(notes)
+
+
+# A theory about a cause, said before it was checked; a finding that settles one.
+_THEORY = re.compile(
+    r"^(?:so,?\s+|i see,?\s+|ah,?\s+)?(?:(?:the|this|that|my|one)\s+)?(?:[\w-]+\s+)?(?:issue|problem|error|cause|bug|"
+    r"culprit|reason)\s*(?:is|was|might|may|seems|could|must|-|:|—)|\b(?:false positive|might be|may be|could be|"
+    r"probably|likely|seems to|i suspect|my guess|i think|i believe)\b", re.I)
+_FINDING = re.compile(r"\b(?:that's the (?:bug|issue|problem|cause|fix)|root cause|the real (?:issue|problem|cause|bug)|"
+                      r"turns out|actually|was wrong|wasn't the|not the (?:issue|problem|cause)|the fix (?:is|was))\b",
+                      re.I)
+# the user saying the agent's last theory or fix was wrong
+_REJECTED = re.compile(r"^\W*(?:no|nope|wrong)\b|\bthat(?:'s| is) not it\b|\bnot the (?:issue|problem|cause)\b|"
+                       r"\bstill (?:broken|fails|failing|the same|doesn't)\b|\bdidn't (?:help|work|fix)\b", re.I)
+_NOT_DISTINCT = frozenset({"issu", "problem", "error", "caus", "bug", "reason", "fix", "code", "function", "file"})
+
+
+def _rejected(notes: list[Note], turn: Turn) -> list[Note]:
+    """The user rejected what the agent said last: its theories since the user's previous
+    turn are not kept."""
+    since = max((n.turn.index for n in notes if n.turn.role == "user" and n.turn.index < turn.index), default=-1)
+    return [n for n in notes if not (n.turn.role == "assistant" and n.turn.index > since and _THEORY.search(n.text))]
+
+
+def _superseded(notes: list[Note]) -> list[Note]:
+    """A theory a later theory or finding about the same thing replaced is not kept as fact."""
+    stems_of = [{stem(w) for w in n.words} - _NOT_DISTINCT for n in notes]
+    kept = []
+    for i, note in enumerate(notes):
+        if note.turn.work and note.turn.role == "assistant" and _THEORY.search(note.text):
+            later = range(i + 1, len(notes))
+            if any(notes[j].turn.index > note.turn.index and notes[j].turn.role == "assistant"
+                   and len(stems_of[i] & stems_of[j]) >= (1 if _FINDING.search(notes[j].text) else 2)
+                   and (_THEORY.search(notes[j].text) or _FINDING.search(notes[j].text)) for j in later):
+                continue
+        kept.append(note)
+    return kept
 
 
 def _answered(asked: Turn, turn: Turn) -> list[Note]:
@@ -180,13 +269,13 @@ def group(notes: list[Note], names: set[str], *, thread: bool = False) -> list[B
     for note, keys in zip(notes, candidates):
         shared = [k for k in keys if df[k] >= 2]
         key = max(shared, key=lambda k: (df[k], -keys.index(k))) if shared else ""
-        block = by_key.get((key, note.core)) if key and not thread else None
-        if block is None and blocks and _continues(blocks[-1], note, key, thread):
+        block = by_key.get((key, note.core)) if key and not thread and not note.core else None
+        if block is None and blocks and not note.core and _continues(blocks[-1], note, key, thread):
             block = blocks[-1]
         if block is not None and _full(block, thread):
             block = None
         if block is None:
-            block = Block([], key)
+            block = Block([], key, dated=thread)
             blocks.append(block)
         elif blocks[-1] is not block:  # keep blocks in order of their latest note
             blocks.remove(block)
@@ -245,9 +334,9 @@ def _sentences(text: str) -> list[str]:
     out: list[str] = []
     for line in text.splitlines():
         line = line.strip()
-        if not line or line.startswith(("|", ">", "    ", "\t")) or line.startswith("<"):
+        if not line or line.startswith(_NOT_PROSE) or _HEADER_LINE.match(line) or _STACK_FRAME.match(line):
             continue
-        line = _LIST_MARK.sub("", line)
+        line = _SYMBOLS.sub("", _EMPHASIS.sub("", _LIST_MARK.sub("", line)))
         language = "zh" if re.search("[\u3040-\u30ff\u4e00-\u9fff]", line) else "en"
         guarded = _DOTTED.sub(lambda m: m.group(0).replace(".", _DOT), line)  # Spotter.Telemetry.Otel is one word
         out.extend(s.strip().replace(_DOT, ".") for s in segment(language, guarded) if s.strip())
@@ -257,13 +346,21 @@ def _sentences(text: str) -> list[str]:
 def _note(sentence: str, turn: Turn) -> Note | None:
     if len(sentence) > MAX_SENTENCE_CHARS:
         sentence = sentence[:MAX_SENTENCE_CHARS].rsplit(" ", 1)[0] + "…"
+    if turn.work and turn.role == "assistant" and _working_step(sentence):
+        sentence = _after_narration(sentence)  # "I'm going to X first: <what was decided>" keeps what follows
+        if not sentence:
+            return None
     sentence = _strip_chatter(sentence, turn)
-    if not sentence:
+    if sentence and turn.role == "user":
+        sentence = _without_anger(sentence)
+    if not sentence or _APOLOGY.search(sentence) and len(sentence.split()) < 12:
         return None
     words = [w for w in content_words(sentence) if w not in _COMMON]
     speakers = {turn.speaker.casefold(), turn.other.casefold()}
     named = any(w[:1].isupper() and not _is_name(w.casefold(), speakers) for w in _WORD.findall(sentence)[1:])
     if len(words) < MIN_CONTENT_WORDS and not (words and (_specific(sentence) or named)):
+        return None
+    if _REACTION.match(sentence) and not _specific(sentence):  # "Sounds like a blast!": the listener's echo
         return None
     if len(words) < 4 and _PRONOUN_LEAD.match(sentence):  # "It was so powerful": says little without its context
         return None
@@ -271,22 +368,87 @@ def _note(sentence: str, turn: Turn) -> Note | None:
         first = _WORD.match(sentence)
         if first is None or first.group(0).casefold() in _QUESTION_OPENERS or sentence.endswith("？"):
             return None
-    if turn.role == "assistant" and _NARRATION.match(sentence) and not re.search(r"\b(?:because|instead|so that)\b",
-                                                                                sentence, re.I):
+    if turn.work and turn.role == "assistant" and _working_step(sentence):
         return None
-    core = (bool(_IDENTITY.search(sentence) or _PREFERENCE.search(sentence)) and not _NOT_IDENTITY.search(sentence)
-            or turn.role == "user" and bool(_RULE.search(sentence)))
-    decided = turn.role == "assistant" and _DECIDED.match(sentence)
-    if decided:  # the agent's choice of how to proceed: "Let me fix it by ..." -> "<agent> decided to fix it by ..."
-        sentence = "I decided to " + sentence[decided.end():]
+    if sentence.endswith(":") or _code_like(sentence):  # a label introducing a list, or a code/log line
+        return None
+    core = turn.role == "user" and (
+        bool(_IDENTITY.search(sentence) or _PREFERENCE.search(sentence)) and not _NOT_IDENTITY.search(sentence)
+        or turn.work and _is_rule(sentence))
+    size = len(sentence.split())
+    if turn.work and not core and size < MIN_WORK_WORDS and not (size >= 3 and _specific(sentence)):
+        return None  # "Stage and commit.": a fragment of a working session tells the next one nothing
     sentence = _FILLER_INSIDE.sub("", sentence)
     text, subject = _third_person(sentence, turn)
+    text = resolve_dates(text, _day(turn.time))
     text = text[:1].upper() + text[1:]
-    if not text.endswith((".", "!", "?", "…", "。", "！", "？", ":")):
+    if not text.endswith((".", "!", "?", "…", "。", "！", "？")):
         text += "."
-    if text.endswith(":"):
-        text = text[:-1] + "."
     return Note(text, turn, core, subject, content_words(text))
+
+
+# a reaction to what the other said, telling nothing new
+_REACTION = re.compile(
+    r"^(?:sounds|sound|seems|looks) (?:like|great|good|fun|amazing|awesome|lovely|wonderful)|^(?:so |really )?"
+    r"(?:glad|happy|proud|sorry|excited|thrilled) (?:to hear|for|of|that|you)|^can't wait|^(?:i )?(?:love|loved) "
+    r"(?:that|this|it|the way|hearing|how)|^(?:that's|that is|that was|it's|it is|what an?|how) (?:so |really |very )?"
+    r"(?:great|awesome|amazing|cool|nice|wonderful|sweet|lovely|fantastic|incredible|inspiring|beautiful|"
+    r"impressive|fun|exciting|a great|an amazing|an awesome|a wonderful)\b|^good (?:for|luck|job)|^keep (?:it up|going)|"
+    r"^(?:i'm|i am) (?:so )?(?:glad|happy|proud|sorry|thrilled)|^you (?:should be|must be|deserve)|^take care", re.I)
+def _is_rule(sentence: str) -> bool:
+    """A standing rule or preference of the user's (never a question, an apology, or a
+    sentence about "this"/"that" the reader of the core cannot see)."""
+    if sentence.endswith(("?", "？")) or _APOLOGY.search(sentence) or len(sentence.split()) < 3:
+        return False
+    if _HEDGE.search(sentence) or _PASTED.search(sentence) or sentence.count("`") >= 4:
+        return False
+    return bool(_RULE.search(sentence)) and not re.match(r"(?i)(?:that|this|it)\b", sentence)
+
+
+def _without_anger(sentence: str) -> str:
+    """The sentence without curses, and without its clauses that insult."""
+    sentence = _CURSE_WORDS.sub("", sentence).strip(" ,")
+    if not _INSULT.search(sentence):
+        return sentence
+    clauses = re.split(r"(?<=[,;])\s+|\s+(?:—|–|-)\s+", sentence)
+    kept = [c for c in clauses if not _INSULT.search(c)]
+    return " ".join(kept).strip(" ,;") if kept else ""
+
+
+_LET_ME = re.compile(r"(?:^|[,;:—–-]\s*)let me\b", re.I)
+_VERBISH = re.compile(r"\b(?:is|are|was|were|be|been|should|must|will|would|can|could|has|have|had|does|do|did|"
+                      r"isn't|aren't|doesn't|don't|won't|can't|\w{3,}(?:es|ed))\b", re.I)
+
+
+def _after_narration(sentence: str) -> str:
+    """What a narrating sentence says after its colon, when that is a sentence of its own."""
+    head, colon, tail = sentence.partition(": ")
+    tail = tail.strip()
+    if not colon or len(tail.split()) < MIN_WORK_WORDS or not _VERBISH.search(tail) or _working_step(tail):
+        return ""
+    return tail[:1].upper() + tail[1:]
+
+
+def _working_step(sentence: str) -> bool:
+    """The agent narrating a step, telling itself the next one ("Add the route to the
+    router."), or reporting tool status ("All 43 tests pass", "gqc.6 done and pushed")."""
+    sentence = sentence.replace("’", "'")
+    if _NARRATION.match(sentence) or _STEP.match(sentence) or _LET_ME.search(sentence):
+        return True
+    size = len(sentence.split())
+    return size <= _STATUS_WORDS and bool(_STATUS.search(sentence)) or size <= 10 and bool(_DONE.search(sentence))
+
+
+_CODE_CHARS = re.compile(r"[{}();=<>\[\]|$\\]")
+
+
+def _code_like(sentence: str) -> bool:
+    """Code or a log line rather than a sentence: most of its words are code, or a long
+    code span (a short one naming a path or symbol is fine)."""
+    tokens = sentence.split()
+    codey = sum(1 for t in tokens if _CODE_CHARS.search(t.strip("`")) or t.startswith("--"))
+    spans = re.findall(r"`([^`]*)`", sentence)
+    return codey * 2 > len(tokens) or any(len(span) > 60 for span in spans)
 
 
 def _specific(sentence: str) -> bool:
@@ -297,9 +459,8 @@ def _specific(sentence: str) -> bool:
 _LEAD = re.compile(r"^[^\w]*?([\w'’]+)([\s,!.…~:;-]*)")
 _LEAD_PHRASE = re.compile(
     r"^(?:i see|i understand|got it|makes sense|no problem|of course|sounds good|good to see you|"
-    r"nice to meet you|good to hear|by the way|to be honest|you know|i mean|i think so)\b[\s,!.…:;-]*", re.I)
-_DECIDED = re.compile(r"^(?:(?:now|first|next|then|so),?\s+)?(?:let me|let's|i'll|i will|i'm going to|i am going to)\s+",
-                      re.I)
+    r"nice to meet you|good to hear|by the way|to be honest|you know|i mean|i think so|i can see(?: that)?|"
+    r"i noticed?(?: that)?|i found(?: that)?)\b[\s,!.…:;-]*", re.I)
 
 
 def _strip_chatter(sentence: str, turn: Turn) -> str:
@@ -355,10 +516,7 @@ def _third_person(sentence: str, turn: Turn) -> tuple[str, str]:
                 words[i + 2] = _inflect(verb) + vtrail
         out.append(token)
         i += 1
-    text = "".join(out)
-    if re.search(r"\b(?:we|our|us|ours)\b", text, re.I) and me.casefold() not in text.casefold():
-        text = f"{me}: {text[:1].lower() + text[1:] if text[:2] != 'I ' else text}"
-    return text, subject
+    return "".join(out), subject  # "we" stays a group: its members are not known
 
 
 def _person(form: str, name: str, words: list[str], i: int) -> str:
@@ -404,3 +562,69 @@ def _inflect(verb: str) -> str:
     if low.endswith("y") and low[-2:-1] not in "aeiou":
         return verb[:-1] + "ies"
     return verb + "s"
+
+
+# -- when ------------------------------------------------------------------------------------
+
+_UNITS = {"day": 1, "days": 1, "week": 7, "weeks": 7}
+_COUNTS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "few": 3, "couple of": 2}
+_RELATIVE = re.compile(
+    r"\b(?:(?P<prep>since|until|till|from|by|before|after|on|in|of)\s+)?(?P<when>yesterday|today|tonight|tomorrow|"
+    r"last night|this (?:morning|afternoon|evening)|(?:last|this|next) (?:week|weekend|month|year)|"
+    r"(?P<count>\d+|an?|one|two|three|four|five|six|few|couple of) (?P<unit>days?|weeks?|months?|years?) ago)\b", re.I)
+
+
+def _day(stamp: str) -> date | None:
+    try:
+        return date.fromisoformat(stamp[:10])
+    except ValueError:
+        return None
+
+
+def spoken_date(day: date) -> str:
+    return f"{day.day} {day:%B %Y}"
+
+
+def _month(day: date, delta: int) -> str:
+    index = day.year * 12 + day.month - 1 + delta
+    return f"{date(index // 12, index % 12 + 1, 1):%B %Y}"
+
+
+def resolve_dates(text: str, day: date | None) -> str:
+    """Relative times said against the turn's date: "yesterday" -> "on 7 May 2023",
+    "last week" -> "the week before 8 May 2023", "last year" -> "in 2022"."""
+    if day is None:
+        return text
+
+    def replace(m: re.Match[str]) -> str:
+        prep, when = (m.group("prep") or ""), m.group("when").casefold()
+        on = spoken_date(day)
+        if m.group("count"):
+            count = int(m.group("count")) if m.group("count").isdigit() else _COUNTS.get(m.group("count").casefold(), 1)
+            unit = m.group("unit").casefold()
+            if unit.startswith(("day", "week")):
+                said = f"on {spoken_date(day - timedelta(days=count * _UNITS[unit]))}"
+            elif unit.startswith("month"):
+                said = f"in {_month(day, -count)}"
+            else:
+                said = f"in {day.year - count}"
+        elif when in ("yesterday", "last night"):
+            said = f"on {spoken_date(day - timedelta(days=1))}"
+        elif when in ("today", "tonight") or when.startswith("this ") and when.split()[1] in ("morning", "afternoon",
+                                                                                              "evening"):
+            said = f"on {on}"
+        elif when == "tomorrow":
+            said = f"on {spoken_date(day + timedelta(days=1))}"
+        else:
+            which, unit = when.split()
+            if unit == "month":
+                said = f"in {_month(day, {'last': -1, 'this': 0, 'next': 1}[which])}"
+            elif unit == "year":
+                said = f"in {day.year + {'last': -1, 'this': 0, 'next': 1}[which]}"
+            else:
+                said = f"the {unit} {({'last': 'before', 'this': 'of', 'next': 'after'})[which]} {on}"
+        if prep:  # "since yesterday" -> "since 7 May 2023"
+            said = f"{prep} {said.removeprefix('on ').removeprefix('in ')}"
+        return said
+
+    return _RELATIVE.sub(replace, text)

@@ -15,12 +15,14 @@ Rules, preferences and identity facts go to `core.md` while its render budget la
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from collections import Counter
+from dataclasses import dataclass, replace
 from pathlib import PurePosixPath
 
 from ..redact.placeholder import PLACEHOLDER_RE
-from .distil import Block, Turn, distil, group, topic_phrase
-from .keywords import slug, stems
+from .distil import COMMON_WORDS, Block, Turn, distil, group, topic_phrase
+from .keywords import is_content, slug, stems
+from .prompts import AGENT_NAMES
 
 CORE = "core.md"
 _GENERIC_DIRS = frozenset({"src", "app", "repo", "code", "work", "workspace", "project", "projects", "home", "tmp"})
@@ -40,11 +42,14 @@ class Context:
     assistant: str = ""
     cwd: str = ""
     core_budget: int = 0
+    named_turns: bool = False  # both sides' turns begin with a person's name ("Caroline: ...")
 
     @property
     def people(self) -> bool:
         """A conversation between people the session names (not a user and an agent)."""
-        return bool(self.user and self.assistant) and not self.cwd and self.assistant not in ("Claude", "Codex", "pi")
+        if self.named_turns:
+            return self.assistant not in AGENT_NAMES.values()
+        return bool(self.user and self.assistant) and not self.cwd and self.assistant not in AGENT_NAMES.values()
 
     def name(self, role: str) -> str:
         if role == "user":
@@ -73,23 +78,111 @@ def project_name(cwd: str) -> str:
     return slug(named[-1]) if named else ""
 
 
+WORDS_PER_NEW_TOPIC = 2000  # at most one new topic per this many words of transcript
+_NAME_PREFIX = re.compile(r"^[ \t]*([A-Z][\w'’.-]*(?: [A-Z][\w'’.-]*){0,2}):[ \t]+(?=\S)")
+_ROLE_LABELS = frozenset("""
+user assistant human ai system bot agent me you note notes error errors warning warnings update updates todo summary
+answer question q a tip info example output input result results step steps edit fix fixed usage hint important caution
+""".split())
+_HEX_LIKE = re.compile(r"^(?=.*\d)[0-9a-f]{5,}$|\d{4,}")
+
+
+def _prefixed_names(records: list[Record]) -> dict[str, str]:
+    """The speaker names of a transcript whose turns begin "Name: ": for each role, the name
+    that begins (nearly) all of its turns."""
+    names: dict[str, str] = {}
+    for role in ("user", "assistant"):
+        mine = [r for r in records if r.role == role]
+        found = Counter(m.group(1) for r in mine if (m := _NAME_PREFIX.match(r.content))
+                        and m.group(1).casefold() not in _ROLE_LABELS)
+        if mine and found:
+            name, count = found.most_common(1)[0]
+            if sum(found.values()) >= 0.8 * len(mine) and count >= 0.5 * len(mine):
+                names[role] = name
+    return names
+
+
+def _turns(records: list[Record], context: Context) -> tuple[list[Turn], Context]:
+    """The turns with their speakers: the session's speakers metadata, or the names that
+    begin the turns ("Caroline: ..."), which are then cut from the text."""
+    named = _prefixed_names(records)
+    if named:
+        context = replace(context, user=named.get("user", context.user),
+                          assistant=named.get("assistant", context.assistant),
+                          named_turns=bool(named.get("user") and named.get("assistant")))
+    turns = []
+    for i, r in enumerate(records):
+        text, speaker = r.content, context.name(r.role)
+        m = _NAME_PREFIX.match(text)
+        if named and m and m.group(1).casefold() not in _ROLE_LABELS:
+            text, speaker = text[m.end():], m.group(1)
+        other = context.name("assistant" if r.role == "user" else "user")
+        turns.append(Turn(r.ref, r.role, speaker, other if other != speaker else "", text,
+                          r.time[:10] if re.match(r"\d{4}-\d{2}-\d{2}", r.time) else "undated", i,
+                          work=not context.people))
+    return turns, context
+
+
 def plan(records: list[Record], context: Context, listed: list[str]) -> list[Filed]:
     """The blocks of these records and the topic each goes to."""
-    turns = [Turn(r.ref, r.role, context.name(r.role), context.name("assistant" if r.role == "user" else "user"),
-                  r.content, r.time[:10] if re.match(r"\d{4}-\d{2}-\d{2}", r.time) else "undated", i)
-             for i, r in enumerate(records)]
-    names = {context.name("user"), context.name("assistant")}
+    turns, context = _turns(records, context)
+    names = {context.name("user"), context.name("assistant")} | {t.speaker for t in turns}
     blocks = group(distil(turns), names, thread=context.people)
     phrases = topic_phrase(blocks)
-    project = project_name(context.cwd) if context.cwd else ""
+    project = project_name(context.cwd) if context.cwd and not context.people else ""
     existing = {p: stems(PurePosixPath(p).stem.replace("-", " ")) for p in listed if p != CORE}
-    filed = []
-    top = next((phrases[i] for i, b in enumerate(blocks) if b.key and i in phrases), "")
-    for i, block in enumerate(blocks):
-        phrase = phrases.get(i, top) or "notes"
-        path = _topic(block, phrase, top, project, context, existing)
-        filed.append(Filed(block, CORE if block.core else path, path, phrase))
-    return filed
+    named = [i for i, b in enumerate(blocks) if i in phrases and good_name(phrases[i])]
+    top = next((phrases[i] for i in named if blocks[i].key), next((phrases[i] for i in named), ""))
+    words = sum(len(r.content.split()) for r in records)
+    paths = [_topic(block, phrases.get(i, ""), top, project, context, existing) for i, block in enumerate(blocks)]
+    paths = _bounded(paths, blocks, listed, words, _base(project, top, context, existing))
+    return [Filed(block, CORE if block.core else path, path, phrases.get(i, top) or "notes")
+            for i, (block, path) in enumerate(zip(blocks, paths))]
+
+
+def _base(project: str, top: str, context: Context, existing: dict[str, set[str]]) -> str:
+    """Where a block goes when no topic of its own is due: the project's topic, else the
+    existing topic nearest the session's subject, else one named by it."""
+    if project:
+        return f"{project}.md"
+    match = _match(stems(top), existing) if top else None
+    return match or (f"{slug(top)}.md" if top else "notes.md")
+
+
+def _bounded(paths: list[str], blocks: list[Block], listed: list[str], words: int, base: str) -> list[str]:
+    """At most one new topic per WORDS_PER_NEW_TOPIC words of the batch (the base topic
+    aside): the new topics that gather the most notes stay, the others' blocks go to the
+    base topic."""
+    have = set(listed)
+    weight: Counter[str] = Counter()
+    for path, block in zip(paths, blocks):
+        if path not in have and path != base and not path.startswith("people/"):
+            weight[path] += len(block.notes)
+    allowed = {p for p, _ in weight.most_common(words // WORDS_PER_NEW_TOPIC)}
+    return [p if p in have or p == base or p.startswith("people/") or p in allowed else base for p in paths]
+
+
+def good_name(phrase: str) -> bool:
+    """A topic name names a subject: not a stop word or filler alone, not hex or a number,
+    not a fragment mixing scripts."""
+    words = [w for w in re.split(r"[\s_-]+", phrase.casefold()) if w]
+    if not words or any(_HEX_LIKE.search(w) for w in words):
+        return False
+    if len(words) == 1 and (len(words[0]) < 3 or not is_content(words[0]) or words[0] in COMMON_WORDS):
+        return False
+    scripts = {_script(ch) for w in words for ch in w if ch.isalpha()}
+    if len(scripts) != 1:
+        return False
+    if "cjk" in scripts:
+        return len("".join(words)) >= 2 and not any("\u3040" <= ch <= "\u30ff" for ch in phrase) or \
+            len("".join(words)) >= 3
+    return True
+
+
+def _script(ch: str) -> str:
+    if "\u3040" <= ch <= "\u30ff" or "\u3400" <= ch <= "\u9fff" or "\uf900" <= ch <= "\ufaff":
+        return "cjk"
+    return "latin" if ch.isascii() or "\u00c0" <= ch <= "\u024f" else "other"
 
 
 def _topic(block: Block, phrase: str, top: str, project: str, context: Context,
@@ -98,19 +191,21 @@ def _topic(block: Block, phrase: str, top: str, project: str, context: Context,
         subjects = [n.subject or n.turn.speaker for n in block.notes]
         person = max(dict.fromkeys(subjects), key=subjects.count)
         return f"people/{slug(person)}.md"
-    words = stems(phrase)
+    words = stems(phrase) if good_name(phrase) else set()
     if project:
         under = {p: s for p, s in existing.items() if p.startswith(f"{project}/")}
         match = _match(words, under)
         if match:
             return match
-        if block.key and len(block.notes) > 1:
+        if words and block.key and len(block.notes) > 1:
             return f"{project}/{slug(phrase)}.md"
         return f"{project}.md"
     match = _match(words, existing) or _match(stems(top), existing)
     if match:
         return match
-    return f"{slug(phrase if block.key or not top else top)}.md"
+    if words and block.key and len(block.notes) > 1:
+        return f"{slug(phrase)}.md"
+    return f"{slug(top)}.md" if top else "notes.md"
 
 
 def _match(words: set[str], existing: dict[str, set[str]]) -> str | None:

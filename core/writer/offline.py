@@ -181,6 +181,9 @@ def _write_step(task: str, calls: list[_Call]) -> Step:
         return [("read_file", {"path": p}) for p in missing]
     core = reads.get(CORE)
     full = CORE in listed and core is None  # a core too large to read whole has no room left
+    filed = _new_to_core(filed, core or "")
+    if not filed:
+        return NOTHING_TO_KEEP
     _fit_core(filed, core or "", context.core_budget or DEFAULT_CORE_BUDGET, full)
     files: dict[str, list[str]] = {}
     for n, item in enumerate(filed, 1):
@@ -189,6 +192,23 @@ def _write_step(task: str, calls: list[_Call]) -> Step:
         files[item.path].append(render(item, f"e{n}"))
     return [("append_blocks", {"path": path, "text": "\n\n".join(parts) + "\n"}) if path in listed
             else ("write_file", {"path": path, "content": "\n\n".join(parts) + "\n"}) for path, parts in files.items()]
+
+
+def _new_to_core(filed: list[Filed], core_text: str) -> list[Filed]:
+    """Core blocks the core already holds (a rule said again in another session) are not
+    added twice."""
+    from ..memory.topics import parse_topic
+
+    held = [stems(b.content) for b in parse_topic(CORE, core_text).blocks] if core_text else []
+    kept: list[Filed] = []
+    for item in filed:
+        words = stems(item.block.text)
+        if item.path == CORE and any(words and (words == h or len(h) >= 3 and _similar(words, h)) for h in held):
+            continue
+        if item.path == CORE:
+            held.append(words)
+        kept.append(item)
+    return kept
 
 
 def _fit_core(filed: list[Filed], core_text: str, budget: int, full: bool = False) -> None:

@@ -24,6 +24,10 @@ from .conftest import chain, history, marked, refs
 
 TURNS = ["u1", "a1", "u2", "a2"]
 
+
+def SAID(name: str) -> str:  # noqa: N802 - a turn that is worth a note (a placeholder would be nothing to keep)
+    return f"The nightly build of service {name} keeps its cache on the shared runner disk."
+
 # An import: the session lock held through `SessionStore.batch`, for `argv[3]` seconds;
 # with `argv[4]` "work", it writes a node file every half second meanwhile (tool output
 # hanging off the last turn: nothing for the writer).
@@ -66,7 +70,7 @@ def held_at_install(store: SessionStore, monkeypatch: pytest.MonkeyPatch) -> Ite
 def test_finish_waits_for_an_import_past_the_lock_limit_then_marks_and_nothing_is_written_twice(
         store: SessionStore, held_at_install: list, monkeypatch: pytest.MonkeyPatch) -> None:
     sid = store.create_session("imported while writing")
-    chain(store, sid, TURNS)
+    chain(store, sid, TURNS, text=SAID)
     monkeypatch.setattr(writing, "LOCK_TIMEOUT_S", 1.0)  # the session lock's wait, lowered: held 2 s past it
     held_at_install.append((sid, 3.0, "work"))
     result = finish(store, sid)
@@ -82,7 +86,7 @@ def test_finish_waits_for_an_import_past_the_lock_limit_then_marks_and_nothing_i
 def test_a_holder_at_work_keeps_marking_waiting_past_the_stall_limit(
         store: SessionStore, held_at_install: list, monkeypatch: pytest.MonkeyPatch) -> None:
     sid = store.create_session("long import")
-    chain(store, sid, TURNS)
+    chain(store, sid, TURNS, text=SAID)
     monkeypatch.setattr(marks, "MARK_STALL_S", 1.0)
     held_at_install.append((sid, 3.0, "work"))
     result = finish(store, sid)
@@ -94,7 +98,7 @@ def test_a_holder_at_work_keeps_marking_waiting_past_the_stall_limit(
 def test_a_holder_that_does_nothing_for_the_whole_stall_limit_is_session_busy_not_a_model_timeout(
         store: SessionStore, held_at_install: list, monkeypatch: pytest.MonkeyPatch) -> None:
     sid = store.create_session("hung importer")
-    chain(store, sid, TURNS)
+    chain(store, sid, TURNS, text=SAID)
     monkeypatch.setattr(marks, "MARK_STALL_S", 1.0)
     held_at_install.append((sid, 60.0, "idle"))
     result = finish(store, sid)
@@ -105,7 +109,7 @@ def test_a_holder_that_does_nothing_for_the_whole_stall_limit_is_session_busy_no
 
 def test_marks_that_cannot_be_written_are_marking_failed(store: SessionStore, monkeypatch: pytest.MonkeyPatch) -> None:
     sid = store.create_session("unwritable")
-    chain(store, sid, TURNS)
+    chain(store, sid, TURNS, text=SAID)
 
     def refused(items: object, **kw: object) -> None:
         raise PermissionError(errno.EACCES, "Permission denied", "history/0001-u-u1.json")
