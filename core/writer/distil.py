@@ -65,7 +65,7 @@ _STATUS = re.compile(
     r"complete[ds]?|done|updated|created|applied|saved|written|fine|ok|works?|working|compiles?|ran)\b|"
     r"^(?:all green|clean compile|compiles clean|no (?:new )?(?:errors|issues|warnings|failures)|pushed|committed|"
     r"done|expected|still compiling|progress|almost done)\b", re.I)
-_DONE = re.compile(r"\b(?:done|closed|pushed|committed|merged|finished|passing|found \d+|\d+ (?:tests?|doctests?|failures?|"
+_DONE = re.compile(r"\b(?:done|closed|pushed|committed|merged|finished|passing|found \d+|running now|\d+ of \d+|\d+ (?:tests?|doctests?|failures?|"
                    r"errors?|warnings?))\b", re.I)
 # an imperative addressed to itself: the agent's plan, step by step
 _STEP = re.compile(
@@ -439,13 +439,17 @@ def _working_step(sentence: str) -> bool:
     return size <= _STATUS_WORDS and bool(_STATUS.search(sentence)) or size <= 10 and bool(_DONE.search(sentence))
 
 
-_CODE_CHARS = re.compile(r"[{}();=<>\[\]|$\\]")
+_PATH_TOKEN = re.compile(r"^['\"`(]?(?:/|~/|\./|https?://|[A-Za-z]:\\)")
+_CODE_CHARS = re.compile(r"[{}();=<>$\\]")  # brackets are prose's too: markdown, markup, citations
 
 
 def _code_like(sentence: str) -> bool:
     """Code or a log line rather than a sentence: most of its words are code, or a long
     code span (a short one naming a path or symbol is fine)."""
     tokens = sentence.split()
+    paths = sum(len(t) for t in tokens if _PATH_TOKEN.match(t))
+    if paths > 0.6 * len(sentence):  # a pasted path or URL alone
+        return True
     codey = sum(1 for t in tokens if _CODE_CHARS.search(t.strip("`")) or t.startswith("--"))
     spans = re.findall(r"`([^`]*)`", sentence)
     return codey * 2 > len(tokens) or any(len(span) > 60 for span in spans)

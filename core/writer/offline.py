@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .filing import CORE, Context, Filed, Record, plan, render, title
-from .keywords import stems
+from .keywords import stem, stems
 from .model import OFFLINE_MODEL, Reply, Step, register_provider
 from .prompts import NOTHING_TO_KEEP
 from .tools import PARTIAL_READ
@@ -239,7 +239,38 @@ def _organize_step(calls: list[_Call]) -> Step:
     missing = [p for p in listed if p not in _attempted(calls)]
     if missing:
         return [("read_file", {"path": p}) for p in missing]
-    return _merge_duplicates(_reads(calls)) or "Nothing to reorganize: no duplicate blocks."
+    files = _reads(calls)
+    return _merge_duplicates(files) or _merge_topics(files) or "Nothing to reorganize: no duplicate blocks."
+
+
+def _merge_topics(files: dict[str, str]) -> list[tuple[str, dict[str, Any]]]:
+    """Topics of one folder about the same subject (their names say the same words:
+    `theme.md`, `themes.md`, `agent-session.md`, `agentsession.md`) become one: the larger
+    takes the other's blocks, ids kept, and their definitions; the other is deleted."""
+    from ..memory.topics import parse_topic
+
+    groups: dict[tuple[str, str], list[str]] = {}
+    for path in sorted(files):
+        if path != CORE and not path.startswith("people/"):
+            name = posixpath.splitext(posixpath.basename(path))[0]
+            groups.setdefault((posixpath.dirname(path), stem(re.sub(r"[-_\s]+", "", name))), []).append(path)
+    steps: list[tuple[str, dict[str, Any]]] = []
+    for paths in groups.values():
+        if len(paths) < 2:
+            continue
+        docs = {p: parse_topic(p, files[p]) for p in paths}
+        target = max(paths, key=lambda p: (len(docs[p].blocks), -len(p)))
+        text = files[target].rstrip("\n") + "\n"
+        have = set(docs[target].definitions)
+        for source in (p for p in paths if p != target):
+            doc = docs[source]
+            body = ["\n".join(doc.lines[b.start:b.end]) for b in doc.blocks]
+            extra = [_rebase(doc.lines[d.index], source, target) for d in doc.definition_list if d.id not in have]
+            have |= {d.id for d in doc.definition_list}
+            text += "\n" + "\n\n".join(body) + "\n" + ("\n" + "\n".join(extra) + "\n" if extra else "")
+            steps.append(("delete_file", {"path": source}))
+        steps.insert(0, ("write_file", {"path": target, "content": text}))
+    return steps
 
 
 NEAR_DUPLICATE = 0.8  # share of content stems two blocks have in common (Jaccard) to count as one

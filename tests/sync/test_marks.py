@@ -14,8 +14,10 @@ from scriptorium.core.sync.remote import add_remote
 from scriptorium.core.sync.run import sync
 from scriptorium.core.writer import finish
 
-FIXTURE = Path(__file__).resolve().parents[3] / "shared" / "fixtures" / "transcripts" / \
-    "claude-code__daaain_claude-code-log__dag_compact_after_rewind.jsonl"
+# a real session with something worth keeping (a placeholder transcript, "Start" / "Ready", is
+# nothing to keep: no topic would cite it, so the other machine could not tell it was written)
+FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "transcripts" / \
+    "claude-code__marot_spotter__compaction" / "ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl"
 
 
 def machine(tmp_path: Path, name: str, bare: Path) -> tuple[Path, SessionStore, str]:

@@ -172,3 +172,27 @@ def test_the_core_keeps_the_users_rules_once_and_never_the_agents_or_an_insult(t
     assert core.count("Invalid themes must NEVER explode.") == 1, core
     assert core.count("No console logs!") == 1, core
     assert not any("idiot" in b or "Sorry" in b or "run the tests" in b for b in core), core
+
+
+def test_sleep_merges_topics_about_the_same_subject(tmp_path):
+    """`theme.md` and `themes.md` (a hand-made topic beside a written one) become one topic,
+    every block and its id kept."""
+    from scriptorium.core.memory import Workspace, save_topic
+    from scriptorium.core.writer import sleep
+
+    store = SessionStore(tmp_path / "state")
+    sid = store.create_session("themes")
+    chain(store, sid, ["u1", "a1"], text={"u1": "Which colors does the dark theme use for diffs?",
+                                          "a1": "The dark theme draws green diffs in #b5bd68 and red diffs in #cc6666."
+                                          }.__getitem__)
+    assert finish(store, sid).outcome == "ok"
+    for name, fact, node in (("theme", "Custom themes are JSON files loaded from the themes folder.", "u1"),
+                             ("themes", "Invalid custom themes are reported, never raised.", "a1")):
+        text = f"# {name}\n\n{fact}[^e1]\n\n[^e1]: Time: `2026-01-02`; Sources: [theme](openprogram/{sid}/{node})\n"
+        assert save_topic(Workspace.open(store.state_dir), f"{name}.md", text, summary="by hand").ok
+    before = {b for bs in _topics(store).values() for b in bs}
+    result = sleep(store.state_dir)
+    assert result.outcome == "ok", result.message
+    after = _topics(store)
+    assert not ({"theme.md", "themes.md"} <= set(after)), list(after)
+    assert {b for bs in after.values() for b in bs} == before  # nothing lost, nothing doubled
