@@ -19,18 +19,20 @@ from .errors import InvalidNode, SessionBusy, UnknownNode
 from .index import IndexEntry, NodeFileError, SessionIndex, bump_generation, read_node_file
 from .nodes import FILENAME_RE
 from .paths import SessionPaths, node_rel
-from .writing import SessionWriter
+from .reading import SessionReader
 
 MARK_STALL_S = 600.0  # marking gives up on the session lock only after its holder did nothing this long
 
 
-def mark_nodes(writer: SessionWriter, sid: str, patches: Mapping[str, Mapping[str, Any]]) -> list[str]:
+def mark_nodes(reader: SessionReader, sid: str, patches: Mapping[str, Mapping[str, Any]]) -> list[str]:
     """Merge metadata patches (written marks) at the cost of what they write: each node
     file is rewritten and fsynced before this returns, but there is no git commit and
     no index rewrite. The uncommitted flag stays up, so the session's next writer
     commits them into history first (as after a crash: `SessionWriter._begin_writes`); the
-    index gets a journal line (SessionIndex.append_journal). Inside a batch: as
-    `merge_node_metadata_batch`.
+    index gets a journal line (SessionIndex.append_journal); an index that was fresh when
+    the lock was taken stays fresh (only our marks changed disk meanwhile), so the next
+    read costs a few stats, not a stat of every node file. (Inside a batch the writer
+    merges them instead: `SessionStore.mark_nodes`.)
 
     Marks follow an installed batch: giving up on the session lock would only have the
     batch written again. So this waits for the lock as long as its holder works (an
@@ -38,9 +40,6 @@ def mark_nodes(writer: SessionWriter, sid: str, patches: Mapping[str, Mapping[st
     when the holder has shown no sign of work for MARK_STALL_S."""
     if not patches:
         return []
-    if writer.in_batch(sid):
-        return writer.merge_node_metadata_batch(sid, patches)
-    reader = writer.reader
     d = reader.require(sid)
     layout = SessionPaths(d)
     layout.runtime.mkdir(exist_ok=True)
@@ -51,6 +50,7 @@ def mark_nodes(writer: SessionWriter, sid: str, patches: Mapping[str, Mapping[st
 
     with _flock(layout.lock, MARK_STALL_S, activity=lambda: _activity(layout), busy=busy):
         index = reader.loaded_index(sid)
+        fresh = index is not None and index.is_fresh()
         files = ({n: e.filename for n in patches if (e := index.entries.get(n)) is not None} if index is not None
                  else _node_files(layout.history, set(patches)))
         missing = [n for n in patches if n not in files]
@@ -78,6 +78,8 @@ def mark_nodes(writer: SessionWriter, sid: str, patches: Mapping[str, Mapping[st
             index.forget_fingerprint()
         with contextlib.suppress(OSError):  # the marks are on disk; renaming them in changed history/'s mtime
             bump_generation(d)
+            if fresh and index is not None:
+                index.adopt_fingerprint()  # disk is what the index knew plus our marks
         if index is not None and index.journal_is_long():
             index.save()
         else:

@@ -82,9 +82,13 @@ class SessionStore(SessionReader):
         return self._writer.merge_node_metadata_batch(sid, patches, message=message)
 
     def mark_nodes(self, sid: str, patches: Mapping[str, Mapping[str, Any]]) -> list[str]:
+        """Written marks at the cost of what they write (`marks.mark_nodes`); inside a
+        batch, merged into the batch's commit."""
+        if self._writing is not None and self._writing.in_batch(sid):
+            return self._writing.merge_node_metadata_batch(sid, patches)
         from .marks import mark_nodes
 
-        return mark_nodes(self._writer, sid, patches)
+        return mark_nodes(self, sid, patches)
 
     def registry_deferred(self) -> AbstractContextManager[None]:
         return self._writer.registry.deferred()

@@ -1,0 +1,142 @@
+"""The four paths of issue 30 against the reference's figures, with a bare interpreter as the floor.
+
+The reference (OpenProgram's own memory code, AGPL) is not run here: its figures are the
+ones the issue measured side by side (Scriptorium / reference, medians). Each path here
+is the median of RUNS fresh processes, and `python -c pass` is timed between them in the
+same run, so a loaded machine shows as a high floor rather than as a regression:
+
+  * mark20_ms        mark 20 turns of a 10,000-turn session, the first mark in a process
+                     (wall ms inside the process from before the store's imports; a fresh
+                     set of turns each run)
+  * core_s           `scriptorium core` on a state whose core counts are cached, whole process
+  * write_ms         write-pass overhead per batch with a scripted model (bench/write.py's
+                     median over --batches batches, minus model time), one process per run
+  * first_open_ms    `pending()` of a 10,000-turn session with no index, first call in a process
+
+CPU seconds (ms) are printed beside the wall figures: on a loaded machine they move less.
+
+Last line: {"floor_s": …, "mark20_ms": …, "core_s": …, "write_ms": …, "first_open_ms": …,
+            "ratio_mark20": …, "ratio_core": …, "ratio_write": …, "ratio_first_open": …, "cpu_…": …}
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from scriptorium.core.sessions.marker import workspace_id
+from scriptorium.core.sessions.store import SessionStore
+
+HERE = Path(__file__).resolve().parent
+RUNS = int(os.environ.get("RUNS", "5"))
+REFERENCE = {"mark20_ms": 16.0, "core_s": 0.66, "write_ms": 696.0, "first_open_ms": 1289.0}  # issue 30's table
+TEXT = "lorem ipsum dolor sit amet " * 4
+
+
+def whole(cmd: list[str]) -> tuple[float, float, str]:
+    """Wall and CPU seconds of one whole process, and its stdout."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t = time.perf_counter()
+    out = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
+    wall = time.perf_counter() - t
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if out.returncode != 0:
+        raise RuntimeError(f"{cmd[:3]} failed: {out.stderr.strip()[-500:]}")
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), out.stdout
+
+
+def child(code: str, *args: str) -> dict:
+    return json.loads(whole([sys.executable, "-c", code, *args])[2].strip().splitlines()[-1])
+
+
+def ten_thousand(root: Path) -> tuple[str, list[str]]:
+    store = SessionStore(root)
+    sid = store.create_session("store paths")
+    with store.batch(sid, "bench build"):
+        ids = [store.append(sid, "user" if i % 2 == 0 else "assistant", f"{i} {TEXT}").id for i in range(10_000)]
+    return sid, ids
+
+
+MARK = """
+import json, sys, time
+t, c = time.perf_counter(), time.process_time()
+from scriptorium.core.sessions.store import SessionStore
+from scriptorium.core.sessions.marker import mark_written
+mark_written(SessionStore(sys.argv[1]), sys.argv[2], sys.argv[3].split(","), sys.argv[4])
+print(json.dumps({"ms": (time.perf_counter() - t) * 1000, "cpu_ms": (time.process_time() - c) * 1000}))
+"""
+OPEN = """
+import json, sys, time
+t, c = time.perf_counter(), time.process_time()
+from scriptorium.core.sessions.store import SessionStore
+from scriptorium.core.sessions.marker import pending
+pending(SessionStore(sys.argv[1]), sys.argv[2])
+print(json.dumps({"ms": (time.perf_counter() - t) * 1000, "cpu_ms": (time.process_time() - c) * 1000}))
+"""
+
+
+def main() -> None:
+    tmp = Path(tempfile.mkdtemp(prefix="store-paths-"))
+    try:
+        root = tmp / "big"
+        sid, ids = ten_thousand(root)
+        wid = workspace_id(root)
+        index = SessionStore(root).session_paths(sid).index
+        demo = tmp / "demo"
+        whole([sys.executable, "-m", "scriptorium.core.cli", "--state", str(demo), "demo", "--no-tui"])
+        core_cmd = [sys.executable, "-m", "scriptorium.core.cli", "--state", str(demo), "core"]
+        whole(core_cmd)  # counts cached from here on
+        floor, marks, cores, writes, opens = [], [], [], [], []
+        cpu: dict[str, list[float]] = {"floor_s": [], "mark20_ms": [], "core_s": [], "first_open_ms": []}
+
+        def bare() -> None:
+            wall, used, _ = whole([sys.executable, "-c", "pass"])
+            floor.append(wall)
+            cpu["floor_s"].append(used)
+
+        for run in range(RUNS):
+            bare()
+            os.sync()  # the build's files are not the marks' fsyncs to pay for
+            chosen = ids[1000 + run * 40: 1020 + run * 40]  # never marked before: a real first mark
+            got = child(MARK, str(root), sid, ",".join(chosen), wid)
+            marks.append(got["ms"])
+            cpu["mark20_ms"].append(got["cpu_ms"])
+            bare()
+            wall, used, _ = whole(core_cmd)
+            cores.append(wall)
+            cpu["core_s"].append(used)
+            index.unlink(missing_ok=True)
+            got = child(OPEN, str(root), sid)
+            opens.append(got["ms"])
+            cpu["first_open_ms"].append(got["cpu_ms"])
+            bare()
+            out = whole([sys.executable, str(HERE / "write.py"), "--batches", "20"])[2]
+            writes.append(json.loads(out.strip().splitlines()[-1])["overhead_ms"])
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    med = statistics.median
+    figures = {"floor_s": round(med(floor), 4), "mark20_ms": round(med(marks), 2), "core_s": round(med(cores), 3),
+               "write_ms": round(med(writes), 1), "first_open_ms": round(med(opens), 1)}
+    print(f"{'path':<16}{'median':>10}{'reference':>11}{'ratio':>8}   runs (fresh processes)")
+    for key, ref in REFERENCE.items():
+        runs = {"mark20_ms": marks, "core_s": cores, "write_ms": writes, "first_open_ms": opens}[key]
+        figures[f"ratio_{key.rsplit('_', 1)[0]}"] = round(figures[key] / ref, 3)
+        print(f"{key:<16}{figures[key]:>10}{ref:>11}{figures[key] / ref:>8.3f}   " + ", ".join(f"{x:.4g}" for x in runs))
+    for key, xs in cpu.items():
+        figures[f"cpu_{key}"] = round(med(xs), 4)
+    print("CPU (median): " + ", ".join(f"{key} {figures[f'cpu_{key}']:.4g}" for key in cpu))
+    print(f"floor: bare interpreter {figures['floor_s'] * 1000:.1f} ms wall (median of {len(floor)}, same run); "
+          f"load average {os.getloadavg()[0]:.1f}")
+    print(json.dumps(figures))
+
+
+if __name__ == "__main__":
+    main()
