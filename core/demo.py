@@ -326,7 +326,7 @@ def build_demo_remote(state_dir: Path) -> None:
         sync(other)
         for state, time_of_day in ((other, "03:00"), (state_dir, "01:30")):
             ws = Workspace.open(state)
-            save_topic(ws, NOTES_TOPIC, ws.read_topic(NOTES_TOPIC).replace("02:00", time_of_day),
+            save_topic(ws, NOTES_TOPIC, (ws.read_topic(NOTES_TOPIC) or "").replace("02:00", time_of_day),
                        summary=f"demo: the purge moved to {time_of_day}")
         sync(other)
     result = sync(state_dir)
