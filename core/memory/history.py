@@ -59,6 +59,12 @@ def _initialize(root: Path) -> git.Repo:
     repo = git.Repo.init(root, initial_branch=BRANCH)  # idempotent: also completes a killed `git init`
     if fresh or not repo.head.is_valid():
         repo.git.symbolic_ref("HEAD", f"refs/heads/{BRANCH}")  # whatever init.defaultBranch says
+    with repo.config_reader("repository") as reader:  # this repository's own, whatever the user's global says
+        missing = [key for key in ("name", "email") if not reader.has_option("user", key)]
+    if missing:  # a person's `git commit` in memory works too; ours pass IDENTITY_ENV anyway
+        with repo.config_writer("repository") as writer:
+            for key in missing:
+                writer.set_value("user", key, USER_NAME if key == "name" else USER_EMAIL)
     exclude = root / ".git" / "info" / "exclude"
     exclude.parent.mkdir(parents=True, exist_ok=True)
     current = exclude.read_text(encoding="utf-8") if exclude.exists() else ""
