@@ -32,7 +32,7 @@ def cmd_chat(args: argparse.Namespace, ctx: CliContext) -> int:
     from ..providers import create_provider
     from ..providers.runtime import ChatRuntime
     from ..sessions.errors import SessionError
-    from ..writer.model import completion, model_timeout, resolve_model
+    from ..writer.model import completion, model_endpoint, model_timeout, resolve_model
 
     try:
         provider = create_provider(ctx.state_dir, args.provider)
@@ -40,13 +40,14 @@ def cmd_chat(args: argparse.Namespace, ctx: CliContext) -> int:
         raise CliError(str(exc)) from exc
     model = resolve_model(ctx.state_dir, args.model)
     timeout = model_timeout(ctx.state_dir)
+    endpoint = model_endpoint(ctx.state_dir)  # [model] api_base, key, streaming: as the writer reaches it
 
     from ..redact import for_state as redactor_for
 
     redactor = redactor_for(ctx.state_dir)
 
     def complete(messages: list[dict]) -> str:
-        return completion(model, redactor.messages(messages), [], timeout).content or ""
+        return completion(model, redactor.messages(messages), [], timeout, endpoint).content or ""
 
     options = {key: value for key, value in (("project_dir", args.project), ("window", args.window)) if value}
     runtime = ChatRuntime(provider, complete, ctx.store, session_id=args.session, options=options)
