@@ -69,7 +69,7 @@ def probe_model(state_dir: Path, model: str | None = None) -> Probe:
              "(choose a model or server that supports them)",
              f"context window {window:,} tokens ({source})" if window else
              "context window unknown: set [model] context_tokens"]
-    if reply.cost_usd is not None:
+    if reply.cost_usd:  # None: litellm has no price; 0: a local model litellm lists as free
         parts.append(f"this check cost ${reply.cost_usd:.6f}")
     return Probe(model, tools_work, "; ".join(parts), facts)
 
