@@ -372,6 +372,8 @@ def _note(sentence: str, turn: Turn) -> Note | None:
         return None
     if sentence.endswith(":") or _code_like(sentence):  # a label introducing a list, or a code/log line
         return None
+    if turn.work and (sentence.count("`") % 2 or sentence.count("(") != sentence.count(")")):
+        return None  # a piece of a line cut inside code or a parenthesis: no whole sentence
     core = turn.role == "user" and (
         bool(_IDENTITY.search(sentence) or _PREFERENCE.search(sentence)) and not _NOT_IDENTITY.search(sentence)
         or turn.work and _is_rule(sentence))

@@ -146,6 +146,7 @@ def test_speakers_are_right_when_turns_begin_with_names(tmp_path):
     "The TypeScript compilation passed with no errors.",
     "Stage and commit.",
     "Now add the route and the Review button in the dashboard.",
+    "/dynamic-border.js` (the shared one).",  # a piece of a line cut inside code: no sentence
 ])
 def test_working_steps_never_become_blocks(tmp_path, said):
     store = SessionStore(tmp_path / "state")
