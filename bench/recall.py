@@ -21,7 +21,10 @@ of the turns.
 Last line: {"questions", "memory_recall5", "raw_recall_equal_words",
 "memory_over_transcript_words", "write_cpu_s", "speakers_ratio"} for the speakers shape
 and the same with an "imported_" prefix (and "imported_ratio") for the imported one;
-then the coding-transcript set (bench/coding_set.py) with a "coding_" prefix.
+then the coding-transcript set (bench/coding_set.py) with a "coding_" prefix. Search is
+hybrid (BM25+ fused with WordLlama similarity, as `search` ranks by default); each shape
+also reports "bm25_only_recall5" (the same memory searched by words alone) and
+"hybrid_over_bm25_only".
 """
 
 from __future__ import annotations
@@ -46,6 +49,30 @@ def words(text: str) -> int:
     return len(text.split())
 
 
+def cited_turns(index: SearchIndex, hits: list, by_node: dict[str, str]) -> set[str]:
+    recalled: set[str] = set()
+    for hit in hits:
+        view = memory_get(index, hit.block_id)
+        for citation in view.citations if view else ():
+            for source in citation.sources:
+                node = (source.source_id or "").rsplit("/", 1)[-1]
+                if node in by_node:
+                    recalled.add(by_node[node])
+    return recalled
+
+
+def bm25_only(conv: dict, state: Path, turns: dict[str, str]) -> float:
+    """Recall@5 sum of the same memory searched by words alone (`[search] semantic = false`)."""
+    index = SearchIndex(state / "memory", semantic=False)
+    by_node = {node_id(d): d for d in turns}
+    total = 0.0
+    for qa in conv["qa"]:
+        evidence = {e.strip() for e in qa.get("evidence") or () if e.strip() in turns}
+        if qa.get("category") in CATEGORIES and evidence:
+            total += len(evidence & cited_turns(index, index.search(qa["question"], top_k=TOP_K), by_node)) / len(evidence)
+    return total
+
+
 def evaluate(conv: dict, state: Path, turns: dict[str, str]) -> tuple[int, float, float]:
     """(questions, memory recall sum, raw recall sum) over the conversation's questions."""
     index = SearchIndex(state / "memory")
@@ -61,16 +88,8 @@ def evaluate(conv: dict, state: Path, turns: dict[str, str]) -> tuple[int, float
             continue
         count += 1
         hits = index.search(qa["question"], top_k=TOP_K)
-        recalled: set[str] = set()
-        budget = 0
-        for hit in hits:
-            budget += words(_MARKS.sub("", hit.text))
-            view = memory_get(index, hit.block_id)
-            for citation in view.citations if view else ():
-                for source in citation.sources:
-                    node = (source.source_id or "").rsplit("/", 1)[-1]
-                    if node in by_node:
-                        recalled.add(by_node[node])
+        budget = sum(words(_MARKS.sub("", hit.text)) for hit in hits)
+        recalled = cited_turns(index, hits, by_node)
         memory_sum += len(evidence & recalled) / len(evidence)
         got: set[str] = set()
         used = 0
@@ -98,6 +117,7 @@ def run_shape(shape: str, paths: list[Path]) -> dict:
             built = build(shape, conv, state)
             cpu = write(built, state)
             n, mem, raw = evaluate(conv, state, built.turns)
+            totals["bm25_only"] = totals.get("bm25_only", 0.0) + bm25_only(conv, state, built.turns)
             mw, tw = memory_words(state), sum(words(t) for t in built.turns.values())
         rows.append((path.stem, n, mem / max(n, 1), raw / max(n, 1), mw / max(tw, 1), cpu))
         for key, value in (("questions", n), ("memory", mem), ("raw", raw), ("memory_words", mw),
@@ -109,6 +129,8 @@ def run_shape(shape: str, paths: list[Path]) -> dict:
                "memory_over_transcript_words": round(totals["memory_words"] / max(totals["transcript_words"], 1), 4),
                "write_cpu_s": round(totals["cpu"], 2)}
     summary["ratio"] = round(summary["memory_recall5"] / max(summary["raw_recall_equal_words"], 1e-9), 3)
+    summary["bm25_only_recall5"] = round(totals["bm25_only"] / q, 4)  # the same memory, search by words alone
+    summary["hybrid_over_bm25_only"] = round(summary["memory_recall5"] / max(summary["bm25_only_recall5"], 1e-9), 3)
     print(f"shape: {shape}")
     print(f"{'conversation':<14}{'questions':>10}{'memory@5':>10}{'raw@words':>11}{'mem/transcript':>16}{'write cpu s':>13}")
     for name, n, mem, raw, ratio, cpu in rows:
@@ -116,6 +138,8 @@ def run_shape(shape: str, paths: list[Path]) -> dict:
     print(f"{'all':<14}{summary['questions']:>10}{summary['memory_recall5']:>10.3f}"
           f"{summary['raw_recall_equal_words']:>11.3f}{summary['memory_over_transcript_words']:>16.2f}"
           f"{summary['write_cpu_s']:>13.1f}   memory/raw {summary['ratio']:.2f}x")
+    print(f"  search by words alone on the same memory: {summary['bm25_only_recall5']:.3f}; "
+          f"hybrid/BM25-only {summary['hybrid_over_bm25_only']:.2f}x")
     return summary
 
 

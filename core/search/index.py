@@ -29,7 +29,7 @@ from ..fsutil import atomic_write_bytes, atomic_write_text
 from ..memory.names import Skipped, list_topic_files, printable, unsafe_problem
 from ..paths import RUNTIME_DIR
 from .corpus import SOURCES, TOPICS, Doc, source_docs, topic_docs, untrusted_targets
-from .fusion import fuse
+from .fusion import SEMANTIC_WEIGHT, fuse
 from .ranking import Bm25Index
 from .tokenize import tokenize
 
@@ -179,10 +179,11 @@ class SearchIndex:
 
 
     def search(self, query: str, *, top_k: int = DEFAULT_TOP_K, include_sources: bool = False,
-               refresh: bool = True) -> list[Hit]:
+               refresh: bool = True, semantic_weight: float = SEMANTIC_WEIGHT) -> list[Hit]:
         """The best `top_k` blocks for `query` (and source records if asked), best first.
 
-        Blocks citing untrusted (pending) evidence are left out of recall. `refresh=False`
+        Blocks citing untrusted (pending) evidence are left out of recall. `semantic_weight`:
+        what a rank by meaning counts against a rank by words in the fusion. `refresh=False`
         skips looking at the files, for a caller that knows they did not change (the MCP
         server checks a cheaper fingerprint).
         """
@@ -195,7 +196,7 @@ class SearchIndex:
         lexical = {r.doc: r.score - floor for r in index.rank(tokens, want)}
         similar = self._similar(query, include_sources, want)
         hits: list[Hit] = []
-        for n, (score, relevance, similarity) in fuse(lexical, similar).items():
+        for n, (score, relevance, similarity) in fuse(lexical, similar, semantic_weight).items():
             doc = docs[n]
             if self._pending(doc):
                 continue
@@ -227,7 +228,12 @@ class SearchIndex:
             return {}
         import numpy as np
 
-        scores = rows @ self.embedder.embed([query])[0]
+        query_row = self.embedder.embed([query])[0]
+        # in slices of 256 rows: OpenBLAS threads a bigger product, which on two shared
+        # cores costs 5-10x more than computing it in one thread
+        scores = np.empty(len(rows), dtype=np.float32)
+        for at in range(0, len(rows), 256):
+            np.dot(rows[at:at + 256], query_row, out=scores[at:at + 256])
         top = np.argpartition(-scores, k - 1)[:k] if len(scores) > k else np.arange(len(scores))
         return {int(i): float(scores[i]) for i in top if scores[i] >= SEMANTIC_FLOOR}
 

@@ -99,11 +99,17 @@ class Bm25Index:
         import numpy as np
 
         data, indices, indptr = self._np  # type: ignore[misc]
-        scores = np.zeros(self.size, dtype=np.float64)
         spans = [(int(indptr[t]), int(indptr[t + 1])) for t in query_ids]
-        for start, end in spans:
-            np.add.at(scores, indices[start:end], data[start:end])
-        matched = np.unique(np.concatenate([indices[start:end] for start, end in spans]))
+        docs = np.concatenate([indices[start:end] for start, end in spans])
+        # one pass in query order: each document's sum adds up as the plain loop's does
+        scores = np.bincount(docs, weights=np.concatenate([data[start:end] for start, end in spans]),
+                             minlength=self.size)
+        hit = np.zeros(self.size, dtype=bool)
+        hit[docs] = True
+        matched = np.flatnonzero(hit)
+        if len(matched) > k:  # only the documents scoring at least the k-th best can be in the top k
+            kth = np.partition(scores[matched], len(matched) - k)[len(matched) - k]
+            matched = matched[scores[matched] >= kth]
         order = np.lexsort((matched, -scores[matched]))[:k]
         return [Ranked(int(matched[i]), float(scores[matched[i]]) + floor) for i in order]
 
