@@ -25,8 +25,8 @@ outcome, time, what was injected, recall hits, any error) is recorded in the hoo
 under the state's runtime folder.
 
   session start       the effective core (nothing when core.inject is off or memory is empty)
-  before a prompt     recall: the best blocks for the prompt, above a relevance floor, within
-                      [recall] budget_chars, never one this session was already given
+  before a prompt     recall: the best blocks and evidence records for the prompt, above a
+                      floor, within [recall] budget_tokens, never one this session already has
   stop                import the transcript, one write pass (at the threshold)    } in a detached
   pre-compact         import, write the head branch with force                    } process: the
   session end         import, finish the session                                  } hook returns at once
