@@ -46,6 +46,7 @@ from .prompts import CONTRACT, NOTHING_TO_KEEP, Evidence, SessionContext, sessio
 from .reorganize import organize
 from ..writer_status import record_outcome, record_session_outcome
 from .tools import EDIT_TOOLS, WRITER_TOOLS
+from ..wording import count
 
 LOCK_TIMEOUT_S = 1.0
 MARK_WAIT_NOTE_S = 1.0  # a longer wait for the session lock while marking is noted in the result's message
@@ -236,7 +237,7 @@ class _Run:
         if self.batches:
             turns = sum(len(b.turns) for b in self.batches)
             files = sorted({f for b in self.batches for f in b.changed_files})
-            text = f"wrote {len(self.batches)} batch(es), {turns} turn(s), into {len(files)} topic file(s)"
+            text = f"wrote {count(len(self.batches), 'batch')}, {count(turns, 'turn')}, into {count(len(files), 'topic file')}"
             if redacted := WriteResult("ok", "", "", self.batches).redactions:
                 text += (f"; {sum(redacted.values())} secret(s) redacted ("
                          + ", ".join(f"{kind} {n}" for kind, n in redacted.items()) + ")")
@@ -247,7 +248,7 @@ class _Run:
         return WriteResult("ok", "NOTHING_PENDING", "; ".join(["nothing pending", *self.notes]))
 
     def _failed(self, failure: Failure) -> WriteResult:
-        done = f" (after {len(self.batches)} written batch(es))" if self.batches else ""
+        done = f" (after {count(len(self.batches), 'written batch')})" if self.batches else ""
         wait = "" if failure.retry_after_s is None else f"; the provider asks to wait {failure.retry_after_s:g} s"
         return WriteResult(failure.outcome, failure.code, failure.message + wait + done, self.batches,
                            retry_after_s=failure.retry_after_s)
@@ -296,7 +297,7 @@ class _Run:
                 break
         if run:
             self._mark(sid, run, "already in memory through sync")
-            self.notes.append(f"{len(run)} turn(s) already in memory through sync, marked")
+            self.notes.append(f"{count(len(run), 'turn')} already in memory through sync, marked")
         return bool(run)
 
     def _write_batch(self, sid: str, batch: list[PendingTurn]) -> BatchResult:
@@ -318,7 +319,7 @@ class _Run:
                                                  stage="write", turns=len(records), timeout=self.timeout)
             except ModelMisbehaved as exc:  # the transaction closes unapplied: nothing of the run installs
                 self.usage.append(model_usage(self.model, exc.run.audit))
-                raise _Stop(Failure(exc.code, False, f"{exc}; the {len(ids)} turn(s) stay pending")) from exc
+                raise _Stop(Failure(exc.code, False, f"{exc}; the {count(len(ids), 'turn')} stay pending")) from exc
             except Rejected as exc:
                 self.usage.append(model_usage(self.model, exc.audit))
                 raise

@@ -55,7 +55,7 @@ def test_the_second_process_gets_a_retryable_failure_within_a_second(seeded: See
     assert retried.outcome == "installed"  # the retry, on top of the holder's edit: both survive
     final = ws.read_topic("people/ada.md")
     assert "oolong tea" in final and "Ada owns" in final
-    assert [r["summary"] for r in ws.audit_log()[:2]] == ["edit topics/people/ada.md", "slow edit by the holder"]
+    assert [r["summary"] for r in ws.audit_log()[:2]] == ["topics/people/ada.md", "slow edit by the holder"]
 
 
 def test_the_cli_reports_a_busy_lock_as_exit_75(seeded: Seeded, tmp_path: Path) -> None:

@@ -18,6 +18,7 @@ WIRING = {"app.py", "entry.py", "live.py"}  # the app, the console entry point, 
 # module -> names a screen or widget may import at run time (pure functions and constants).
 RUNTIME_ALLOWED = {
     "scriptorium.core.sanitize": {"sanitize", "sanitize_line"},
+    "scriptorium.core.wording": {"count"},  # "3 turns", never "turn(s)"
     "scriptorium.core.redact.placeholder": {"MARK_RE"},  # the placeholder's shape: styled wherever text is drawn
     "scriptorium.core.sessions.graph_layout": {"DASHED", "NODE"},
 }

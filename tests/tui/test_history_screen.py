@@ -133,7 +133,7 @@ async def test_a_commit_made_elsewhere_appears_without_a_reload(make_app, settle
         await probe.until(lambda m: "billing.md" in m.topics)
         await settle_until(pilot, settle, lambda: screen.commits[0].sha == result.commit)
         assert screen.detail.row.sha == looking_at  # the cursor stays on the commit being read
-        assert "edit topics/billing.md" in text(app)
+        assert "topics/billing.md" in text(app) and "edit topics/billing.md" not in text(app)
 
 
 async def test_a_state_without_memory_has_no_history(make_app, settle, tmp_path: Path) -> None:

@@ -66,12 +66,12 @@ async def test_import_from_the_default_location_fills_the_empty_screen(make_app,
         assert len(store.session_ids()) == 3
         assert app.screen.query_one(SessionList).row_count == 3
         status = str(app.screen.query_one(ImportStatus).render())
-        assert "3 session(s) (3 new)" in status
+        assert "3 sessions (3 new)" in status
         # importing again adds nothing and says so
         await open_dialog(pilot, settle)
         await press(pilot, "#import")
         await settle(pilot)
-        assert "(0 new), 0 node(s) added" in str(app.screen.query_one(ImportStatus).render())
+        assert "(0 new), 0 nodes added" in str(app.screen.query_one(ImportStatus).render())
 
 
 async def test_explicit_paths_and_a_missing_one(make_app, settle, tmp_path: Path, claude_home: Path) -> None:

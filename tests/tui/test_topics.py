@@ -94,7 +94,7 @@ async def test_deleting_a_block_id_is_rejected_inline_then_the_fix_installs(make
     disk = Workspace(topics_state).read_topic(CACHE)
     assert "main, release and nightly branches" in disk and f"^{block_id}" in disk
     commit = repo.head.commit
-    assert commit.hexsha != head and commit.message.startswith("edit: edit topics/infra/build-cache.md")
+    assert commit.hexsha != head and commit.message.startswith("edit: topics/infra/build-cache.md")
     assert f"topics/{CACHE}" in commit.stats.files
 
 

@@ -161,7 +161,7 @@ async def test_writing_a_branch_keeps_the_app_responsive_then_shows_the_outcome_
         assert screen.job is None
         screen = await open_session(pilot, settle, sid)
         text = status_text(screen)
-        assert "Write branch" in text and "ok" in text and "WRITTEN" in text and f"{len(owed)} turn(s)" in text
+        assert "Write branch" in text and "ok" in text and "WRITTEN" in text and f"{len(owed)} turns" in text
         # the model's tokens and their price, summed over the batches' model calls (n of them)
         usage = re.search(rf"{PROVIDER}/test · ([\d,]+) tokens in, ([\d,]+) out · \$(\d+\.\d{{4}})", text)
         assert usage is not None, text

@@ -143,7 +143,9 @@ class AgentsScreen(Screen):
         injection = self.view.injections.get(agent)
         if injection is None:
             panel.border_title = f"Last session start · {agent}"
-            panel.show("", f"No session start from {agent} yet: install it (i) and start a session.")
+            installed = any(s.installed for a in self.view.report.agents if a.agent == agent for s in a.scopes)
+            panel.show("", f"No session start from {agent} yet: " + (
+                "start a session in it." if installed else "install it (i) and start a session."))
             return
         tokens = f"{injection.tokens:,} tokens" if injection.tokens is not None else "tokens not counted"
         panel.border_title = f"Last session start · {agent} · {stamp(injection.time)} · {tokens}"

@@ -6,6 +6,7 @@ from __future__ import annotations
 from textual.content import Content
 
 from scriptorium.core.sanitize import sanitize_line
+from scriptorium.core.wording import count
 
 from ..common.formatting import stamp
 from .model import CommitDetail
@@ -40,15 +41,19 @@ def record_content(detail: CommitDetail) -> Content:
         created = [str(i) for i in audit.get("created_blocks") or []]
         retired = [r for r in audit.get("retired") or [] if isinstance(r, dict)]
         archived = audit.get("archived") or []
-        lines += [
-            Content.styled("Audit record", "bold"),
-            _row("created", f"{len(created)} block{'s' if len(created) != 1 else ''}  {_ids(created)}".rstrip()),
-            _row("retired", f"{len(retired)} block{'s' if len(retired) != 1 else ''}"),
-            *(Content.assemble(("  ^" + sanitize_line(str(r.get("id", "?"))), "$node-rewound"), "  ",
-                               sanitize_line(str(r.get("reason", "")))) for r in retired[:SHOWN_IDS]),
-            _row("archived", f"{len(archived)} source record{'s' if len(archived) != 1 else ''}"),
-            _row("workspace", str(audit.get("workspace", "—"))),
-        ]
+        # only what the transaction did: an edit that created and retired nothing says so once
+        lines.append(Content.styled("Audit record", "bold"))
+        if created:
+            lines.append(_row("created", f"{count(len(created), 'block')}  {_ids(created)}".rstrip()))
+        if retired:
+            lines.append(_row("retired", count(len(retired), "block")))
+            lines += [Content.assemble(("  ^" + sanitize_line(str(r.get("id", "?"))), "$node-rewound"), "  ",
+                                       sanitize_line(str(r.get("reason", "")))) for r in retired[:SHOWN_IDS]]
+        if archived:
+            lines.append(_row("archived", count(len(archived), "source record")))
+        if not (created or retired or archived):
+            lines.append(_row("changed", "blocks edited in place: none created, retired or archived"))
+        lines.append(_row("workspace", str(audit.get("workspace", "—"))))
     lines += [Content(""), Content.styled("Files", "bold")]
     for path, added, removed in detail.stats:
         counts = (Content.assemble((f"+{added}", "$text-success"), " ", (f"−{removed}", "$text-error"))

@@ -84,7 +84,7 @@ def describe_turn(graph: SessionGraph, row: TurnRow, *, writes: str | None = Non
     if entry.kind == "tool" and node.name:
         lines.append(_line(("tool ", "$muted-text"), untrusted_content(node.name, "bold")))
         if node.input is not None:
-            shown, cut = preview(_json(node.input))
+            shown, cut = preview(_arguments(node.input))
             lines.append(untrusted_content(shown))
     body = node.text
     shown, body_cut = preview(body)
@@ -125,7 +125,7 @@ def whole_turn(row: TurnRow, node: Node) -> str:
     if row.entry.kind == "tool" and node.name:
         parts.append(f"tool {node.name}")
         if node.input is not None:
-            parts.append(_json(node.input))
+            parts.append(_arguments(node.input))
     parts.append(node.text)
     return "\n\n".join(parts)
 
@@ -202,6 +202,14 @@ def describe_branch(graph: SessionGraph, branch: Branch, width: int = 100) -> Co
 
 def _turns(count: int) -> str:
     return f"{count} turn{'' if count == 1 else 's'}"
+
+
+def _arguments(value: object) -> str:
+    """A tool call's arguments one per line, texts as they are (JSON would show a file's
+    newlines as literal `\\n`)."""
+    if not isinstance(value, dict):
+        return _json(value)
+    return "\n".join(f"{key}: {item if isinstance(item, str) else _json(item)}" for key, item in value.items())
 
 
 def _json(value: object) -> str:

@@ -8,6 +8,7 @@ from textual.content import Content
 from textual.widgets import Static
 
 from scriptorium.core.sanitize import sanitize_line
+from scriptorium.core.wording import count
 
 from .states import IMPORT_KINDS
 
@@ -31,12 +32,12 @@ def running(job: ImportJob, done: int, total: int, label: str) -> Content:
 def summary(outcome: ImportOutcome) -> str:
     if not outcome.ok:
         return sanitize_line(outcome.message)[:200]
-    text = (f"{outcome.sessions} session(s) ({outcome.created} new), {outcome.added:,} node(s) added, "
+    text = (f"{count(outcome.sessions, 'session')} ({outcome.created} new), {count(outcome.added, 'node')} added, "
             f"{outcome.unchanged:,} already there")
     if outcome.skipped:
-        text += f", {outcome.skipped:,} record(s) skipped"
+        text += f", {count(outcome.skipped, 'record')} skipped"
     if outcome.errors:
-        text += f"; {len(outcome.errors)} error(s), first: {sanitize_line(outcome.errors[0])[:120]}"
+        text += f"; {count(len(outcome.errors), 'error')}, first: {sanitize_line(outcome.errors[0])[:120]}"
     return text
 
 

@@ -24,7 +24,24 @@ def excerpt(graph: SessionGraph, row: TurnRow) -> str:
     if entry.kind == "summary":
         return "summary: " + text.removeprefix(SUMMARY_PREFIX).lstrip()
     if entry.kind == "tool":
-        return f"{node.name}: {text}" if node.name else text
+        said = text if text.strip() else call_summary(node.input)  # a call without output shows what it ran
+        return f"{node.name}: {said}" if node.name else said
     if entry.spawn_root:
         return "sub-agent: " + text
     return text
+
+
+def call_summary(arguments: object) -> str:
+    """A tool call's arguments in a line: the one text they hold (a command, a path, a query),
+    else `key=value` pairs."""
+    if isinstance(arguments, str):
+        return arguments
+    if not isinstance(arguments, dict) or not arguments:
+        return ""
+    texts = [v for v in arguments.values() if isinstance(v, str)]
+    if len(arguments) == 1 and texts:
+        return texts[0]
+    for key in ("command", "cmd", "file_path", "path", "pattern", "query", "url"):
+        if isinstance(arguments.get(key), str):
+            return arguments[key]
+    return " ".join(f"{k}={v}" for k, v in arguments.items())[:EXCERPT_CHARS]

@@ -10,6 +10,7 @@ from textual.content import Content
 from textual.widgets import Static
 
 from scriptorium.core.sanitize import sanitize_line
+from scriptorium.core.wording import count
 
 from ..common.formatting import stamp
 from .states import short_id
@@ -40,7 +41,7 @@ def job_label(job: WriteJob, session_id: str | None = None) -> str:
 def summary(result: WriteOutcome) -> str:
     """One short line for a notification."""
     if result.outcome == "ok" and result.turns:
-        return f"Wrote {result.turns} turn(s) into {len(result.files)} topic file(s)."
+        return f"Wrote {count(result.turns, 'turn')} into {count(len(result.files), 'topic file')}."
     return f"{result.code}: {sanitize_line(result.message)[:160]}"
 
 

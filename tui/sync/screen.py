@@ -17,6 +17,7 @@ from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
 from scriptorium.core.sanitize import sanitize_line
+from scriptorium.core.wording import count
 
 from ..common.messages import DiskChanged
 from ..common.screen_tabs import ScreenTabs
@@ -145,7 +146,7 @@ class SyncScreen(Screen):
     @work(thread=True, exclusive=True, group="sync-run")
     def _sync(self) -> None:
         result = sync_now(self.app.state_dir)
-        conflicts = f"; {len(result.conflicts)} conflict(s) to settle" if result.conflicts else ""
+        conflicts = f"; {count(len(result.conflicts), 'conflict')} to settle" if result.conflicts else ""
         self.post_message(SyncFinished(f"{result.message}{conflicts}", result.outcome != "ok", result))
 
     def action_add_remote(self) -> None:

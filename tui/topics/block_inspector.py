@@ -3,6 +3,7 @@ cited record), the blocks linking to it, and the commits that changed it."""
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 
 from scriptorium.core.sanitize import sanitize_line
@@ -36,8 +37,12 @@ def inspection_content(view: BlockInspection) -> Content:
     lines += [Content(""), _section("Citations", len(view.citations))]
     if not view.citations:
         lines.append(Content.styled("none — saving cites this paragraph to a manual note", "italic $text-warning"))
+    shared = Counter(cited.number for cited in view.citations)
+    seen: Counter = Counter()
     for index, cited in enumerate(view.citations):
-        number = f"[{cited.number}]" if cited.number else "[?]"
+        seen[cited.number] += 1  # one footnote citing three records reads [1.1] [1.2] [1.3], not [1] thrice
+        suffix = f".{seen[cited.number]}" if shared[cited.number] > 1 else ""
+        number = f"[{cited.number}{suffix}]" if cited.number else "[?]"
         where = (sanitize_line(cited.source_id), f"$text-accent underline @click=open_source({index})") \
             if cited.source_id else ("missing from the archive", "$text-error")
         lines.append(Content.assemble((number, "bold $text-accent"), f" {cited.when or 'undated'}  ",

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from scriptorium.core.sanitize import sanitize_line
+from scriptorium.core.wording import count
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -149,8 +150,8 @@ class TopicsScreen(Screen):
         if state.changed_on_disk:
             parts.append(("  ⚠ changed on disk", "bold $text-error"))
         if state.diagnostics:
-            parts.append((f"  ✗ {_count(len(state.diagnostics), 'problem')}", "bold $text-error"))
-        parts += [(f"  {_count(len(doc.blocks), 'block')}", "$muted-text"),
+            parts.append((f"  ✗ {count(len(state.diagnostics), 'problem')}", "bold $text-error"))
+        parts += [(f"  {count(len(doc.blocks), 'block')}", "$muted-text"),
                   ("  editing" if self.editing else "", "$text-accent")]
         header.update(Content.assemble(*parts))
 
@@ -182,7 +183,7 @@ class TopicsScreen(Screen):
         skipped = message.listing.skipped
         if skipped and (self.listing is None or self.listing.skipped != skipped):  # said once, not on every reload
             shown = "; ".join(sanitize_line(s) for s in skipped[:3]) + ("; …" if len(skipped) > 3 else "")
-            self.notify(f"{_count(len(skipped), 'file')} skipped for their names (rename to read them): {shown}",
+            self.notify(f"{count(len(skipped), 'file')} skipped for their names (rename to read them): {shown}",
                         title="Topics skipped", severity="warning", markup=False)
         self.topic_tree.border_subtitle = f"{len(skipped)} skipped" if skipped else ""
         self.listing = message.listing
@@ -292,7 +293,12 @@ class TopicsScreen(Screen):
         if self.editing:
             self._follow_cursor(event.selection.end[0] + 1)
 
-    def on_text_area_changed(self, event: TextArea.Changed) -> None:
+    async def on_text_area_changed(self, event: TextArea.Changed) -> None:
+        if self.editing_state.diagnostics and not self.dirty:
+            # undone back to the text on disk: the rejected draft's problems are gone with it
+            self.editing_state.diagnostics = []
+            self.editor.mark(set())
+            await self.problems.show([], None)
         self._header()
         self.refresh_bindings()
 
@@ -387,15 +393,17 @@ class TopicsScreen(Screen):
         lines = {d.line for d in diagnostics if d.file == here and d.line}
         self.editor.mark(lines)
         await self.problems.show(
-            diagnostics, here, f"{_count(len(diagnostics), 'problem')} — nothing was written; your draft is kept")
+            diagnostics, here, f"{count(len(diagnostics), 'problem')} — nothing was written; your draft is kept")
         self.add_class("-side-open")  # at 80 columns the rejection is in the side panel: show it
         if conflict:
             self.app.push_screen(conflict_choice(path), self._resolve_conflict)
             return
         first = min(lines) if lines else None
+        moved = ""
         if first is not None:
             self._go_to(first)
-        self.notify(f"Rejected: {sanitize_line(diagnostics[0].rule)} — {sanitize_line(diagnostics[0].message)}",
+            moved = f" The cursor is on line {first}" + (" (f8: the next problem)." if len(lines) > 1 else ".")
+        self.notify(f"Rejected: {sanitize_line(diagnostics[0].rule)} — {sanitize_line(diagnostics[0].message)}.{moved}",
                     severity="error", markup=False)
 
     async def _installed(self, message: TopicChanged, result: TransactionResult) -> None:
@@ -570,18 +578,14 @@ class TopicsScreen(Screen):
             self._request(self.path, self.editor.cursor_location[0] + 1)
 
 
-def _count(n: int, noun: str) -> str:
-    return f"{n} {noun}{'' if n == 1 else 's'}"
-
-
 def _installed_note(action: str, path: str, result: TransactionResult) -> str:
     path = sanitize_line(path)  # a name is data: never raw to the terminal
     if result.commit is None:
         return f"topics/{path}: nothing changed."
     parts = [f"{'Retired' if action == 'retire' else 'Saved'} topics/{path} · commit {result.commit[:7]}"]
     if result.created_blocks:
-        parts.append(f"{_count(len(result.created_blocks), 'new block')}")
+        parts.append(f"{count(len(result.created_blocks), 'new block')}")
     manual = [s for s in result.archived if s.startswith("manual/")]
     if manual:
-        parts.append(f"{_count(len(manual), 'paragraph')} cited to a manual note")
+        parts.append(f"{count(len(manual), 'paragraph')} cited to a manual note")
     return " · ".join(parts)

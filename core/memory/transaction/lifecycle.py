@@ -312,7 +312,7 @@ def save_topic(workspace: Workspace, topic: str, text: str | bytes, *, summary: 
                base: str | None = None, lock_timeout: float = LOCK_TIMEOUT) -> TransactionResult:
     """A human's edit of one topic (`people/ada.md`; `core.md` is the canonical core)."""
     rel = topic_rel(topic)
-    with Transaction(workspace, "edit", summary or f"edit topics/{rel}", lock_timeout=lock_timeout) as txn:
+    with Transaction(workspace, "edit", summary or f"topics/{rel}", lock_timeout=lock_timeout) as txn:  # "edit: topics/x.md"
         txn.write_topic(rel, text, base=base)
         return txn.commit()
 
