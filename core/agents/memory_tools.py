@@ -178,7 +178,11 @@ class MemoryTools:
         except WorkspaceError as exc:
             return {"outcome": "busy" if exc.retryable else "error", "retryable": exc.retryable, "message": str(exc)}
         if result.outcome != "installed":
-            return {"outcome": "rejected", "topic": rel, "diagnostics": [d.to_json() for d in result.diagnostics]}
+            from ..memory.transaction.judge import SECRET_NAME
+
+            named = [d.file for d in result.diagnostics if d.message == SECRET_NAME and d.file]
+            topic = named[0].removeprefix("topics/") if named else rel  # a name holding a secret: its redacted form
+            return {"outcome": "rejected", "topic": topic, "diagnostics": [d.to_json() for d in result.diagnostics]}
         created = [bid for bid in result.created_blocks]
         return {
             "outcome": "installed", "topic": rel, "block_id": created[0] if created else None,

@@ -171,6 +171,23 @@ def repoint_links(live: dict[str, TopicDoc], final: dict[str, str], changed: set
     return out
 
 
+SECRET_NAME = "the topic name holds a secret"
+
+
+def secret_names(redact: Callable[[str], str], rels: list[str]) -> list[Diagnostic]:
+    """A new topic whose name holds a secret (`topics/AKIA….md`) is refused: a name is in
+    git trees, links, derived views and the audit log, where no text redaction reaches.
+    The diagnostic names the topic by its redacted name only."""
+    diags = []
+    for rel in rels:
+        redacted, stem = redact(rel), rel.removesuffix(".md")  # `x=secret.md` would read as a dotted name
+        if redacted != rel or redact(stem) != stem:
+            redacted = redacted if redacted != rel else redact(stem) + ".md"
+            diags.append(Diagnostic("parse", f"topics/{printable(redacted)}", None, None,
+                                    SECRET_NAME, "name the topic after what it is about"))
+    return diags
+
+
 def judge(stage: Stage, *, conflicts: list[Diagnostic], retire: dict[str, str], evidence: set[str] | None,
           manual_at: float | None, legacy_core: bytes | None = None,
           redact: Callable[[str], str] | None = None, admit: frozenset[str] = frozenset()) -> Verdict:
@@ -186,6 +203,9 @@ def judge(stage: Stage, *, conflicts: list[Diagnostic], retire: dict[str, str], 
     if diags:
         return Verdict(diags)
     if redact is not None:
+        diags += secret_names(redact, [rel for rel in staged if rel not in baseline.topics])
+        if diags:
+            return Verdict(diags)
         texts = {rel: redact(text) for rel, text in texts.items()}
 
     normalized = normalize(stage, texts, manual_at, admit)
