@@ -35,6 +35,9 @@ def cmd_purge(args: argparse.Namespace, ctx: CliContext) -> int:
     text = args.text
     if text == "-":
         text = sys.stdin.readline().rstrip("\r\n")
+    if text is not None and _is_block_id(ctx, text):
+        raise CliError(f"{text!r} is a block id, not a secret: ids are never purged (purge the text that holds the "
+                       "secret instead)", 2, "BLOCK_ID")
     try:
         scrub = op.scrubber(ctx.state_dir, text=text, pattern=args.pattern if text is None else None)
     except ValueError as exc:
@@ -76,3 +79,19 @@ def _print(report, as_json: bool, *, dry_run: bool) -> int:
     for problem in report.problems:
         print(f"problem: {problem}")
     return 0
+
+
+def _is_block_id(ctx: CliContext, text: str) -> bool:
+    """Whether `text` is a block id of some topic: rewriting `^id` would leave the topic
+    unparseable, and an id is no secret."""
+    import re
+
+    from ..paths import StatePaths
+
+    bare = text.removeprefix("^")
+    if not re.fullmatch(r"[0-9a-f]{8}", bare):
+        return False
+    topics = StatePaths(ctx.state_dir).topics
+    needle = re.compile(rf"\^{bare}\b")
+    return topics.is_dir() and any(needle.search(p.read_text(encoding="utf-8", errors="replace"))
+                                   for p in topics.rglob("*.md") if p.is_file())

@@ -34,3 +34,20 @@ def test_a_secret_topic_name_is_refused_at_every_door(tmp_path, capsys):
     assert answer["outcome"] == "rejected" and AWS not in str(answer)
     stored = everything(state)
     assert AWS.encode() not in stored and b"Hunter2xyz9" not in stored
+
+
+def test_a_block_id_is_never_purged(tmp_path, capsys):
+    """Purging a text that is a block id rewrote the `^id` suffix: the topic no longer parsed."""
+    import re
+
+    state = tmp_path / "state"
+    text = tmp_path / "t.md"
+    text.write_text("# Vault\n\nThe vault opens at nine.\n")
+    assert main(["--state", str(state), "topic", "save", "vault.md", "--from", str(text)]) == 0
+    saved = (state / "memory" / "topics" / "vault.md").read_text()
+    block_id = re.search(r"\^([0-9a-f]{8})", saved).group(1)
+    capsys.readouterr()
+    assert main(["--state", str(state), "purge", "--text", block_id, "--yes"]) == 2
+    assert "ids are never purged" in capsys.readouterr().err
+    assert (state / "memory" / "topics" / "vault.md").read_text() == saved
+    assert main(["--state", str(state), "get", block_id]) == 0
