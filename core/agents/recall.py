@@ -124,7 +124,8 @@ def recall_for_prompt(state_dir: Path, prompt: str, seen: set[str] | frozenset[s
         if index.refresh(include_sources=True, max_build=INLINE_BUILD if live else None).stale:
             return None
         hits = index.search(prompt, top_k=settings.top_k * _CANDIDATES + len(seen), include_sources=True,
-                            refresh=False, semantic_weight=SEMANTIC_WEIGHT)
+                            refresh=False, semantic_weight=SEMANTIC_WEIGHT,
+                            words_trusted=None)
         return hits, index.cited_by(seen) if seen else set()
 
     found = read_consistent(state_dir, rank)

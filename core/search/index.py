@@ -29,7 +29,7 @@ from ..fsutil import atomic_write_bytes, atomic_write_text
 from ..memory.names import Skipped, list_topic_files, printable, unsafe_problem
 from ..paths import RUNTIME_DIR
 from .corpus import SOURCES, TOPICS, Doc, source_docs, topic_docs, untrusted_targets
-from .fusion import SEMANTIC_WEIGHT, fuse
+from .fusion import SEMANTIC_WEIGHT, WORDS_TRUSTED, fuse
 from .ranking import Bm25Index
 from .tokenize import tokenize
 
@@ -179,11 +179,14 @@ class SearchIndex:
 
 
     def search(self, query: str, *, top_k: int = DEFAULT_TOP_K, include_sources: bool = False,
-               refresh: bool = True, semantic_weight: float = SEMANTIC_WEIGHT) -> list[Hit]:
+               refresh: bool = True, semantic_weight: float = SEMANTIC_WEIGHT,
+               words_trusted: float | None = WORDS_TRUSTED) -> list[Hit]:
         """The best `top_k` blocks for `query` (and source records if asked), best first.
 
         Blocks citing untrusted (pending) evidence are left out of recall. `semantic_weight`:
-        what a rank by meaning counts against a rank by words in the fusion. `refresh=False`
+        what a rank by meaning counts against a rank by words in the fusion; `words_trusted`:
+        the BM25+ relevance from which a hit keeps its rank by words ahead of the fused rest
+        (None: fusion alone). `refresh=False`
         skips looking at the files, for a caller that knows they did not change (the MCP
         server checks a cheaper fingerprint).
         """
@@ -196,7 +199,7 @@ class SearchIndex:
         lexical = {r.doc: r.score - floor for r in index.rank(tokens, want)}
         similar = self._similar(query, include_sources, want)
         hits: list[Hit] = []
-        for n, (score, relevance, similarity) in fuse(lexical, similar, semantic_weight).items():
+        for n, (score, relevance, similarity) in fuse(lexical, similar, semantic_weight, words_trusted).items():
             doc = docs[n]
             if self._pending(doc):
                 continue
