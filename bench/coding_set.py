@@ -19,7 +19,6 @@ import random
 import re
 import subprocess
 import sys
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,8 +26,9 @@ from scriptorium.core.search import SearchIndex, tokenize
 from scriptorium.core.search.ranking import Bm25Index
 from scriptorium.core.sessions.records import branch_records
 from scriptorium.core.sessions.store import SessionStore
-from scriptorium.core.writer import finish, sleep
 from scriptorium.core.writer.stopwords import STOPWORDS_EN_PLUS
+
+from locomo_shapes import write  # the offline writer over every session, then sleep: its CPU seconds
 
 QUESTIONS = Path(__file__).resolve().parent / "data" / "coding_questions.json"
 FIXTURES = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "transcripts"
@@ -72,19 +72,6 @@ def build(state: Path, spec: Path = QUESTIONS, fixtures: Path = FIXTURES) -> Bui
         sids.extend(s for s in report["session_ids"] if s not in sids)
         questions.extend((q["q"], [k.casefold() for k in q["keys"]]) for q in item["questions"])
     return Built(SessionStore(state), sids, questions, missing)
-
-
-def write(built: Built, state: Path) -> float:
-    cpu = 0.0
-    for sid in built.session_ids:
-        t = time.process_time()
-        result = finish(built.store, sid)
-        cpu += time.process_time() - t
-        if result.outcome != "ok":
-            print(f"  {sid}: {result.code}: {result.message}", file=sys.stderr)
-    t = time.process_time()
-    sleep(state)
-    return cpu + time.process_time() - t
 
 
 def bad_topic_name(rel: str) -> bool:
