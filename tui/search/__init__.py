@@ -1,1 +1,1 @@
-"""The Search screen: BM25 hits with scores, jump to a block."""
+"""The Search screen: hybrid search hits with their rank scores, jump to a block."""

@@ -13,7 +13,7 @@ if TYPE_CHECKING:  # the search package loads in workers, not with the app
 
 @dataclass
 class SearchFinished(Message):
-    """BM25 hits for a query (or why there are none)."""
+    """Search hits for a query (or why there are none)."""
 
     query: str
     hits: list[Hit]

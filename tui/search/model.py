@@ -1,4 +1,4 @@
-"""What the Search screen shows: BM25 hits over the topic blocks, as the agent's recall
+"""What the Search screen shows: hybrid search hits (words and meaning) over the topic blocks, as the agent's recall
 sees them, through `scriptorium.core.search`.
 
 No Textual here; searching runs in a worker thread (the search package, with its index,

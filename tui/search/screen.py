@@ -1,4 +1,4 @@
-"""Search: BM25 over the topic blocks, as the agent's recall sees them; enter opens a block."""
+"""Search: hybrid search (words and meaning) over the topic blocks, as the agent's recall sees them; enter opens a block."""
 
 from __future__ import annotations
 
@@ -44,7 +44,7 @@ class SearchScreen(Screen):
     def compose(self) -> ComposeResult:
         yield ScreenTabs("search")
         with Vertical(id="search-body"):
-            yield Input(placeholder="Search memory — BM25 over topic blocks, English or 中文", id="query")
+            yield Input(placeholder="Search memory by words and meaning — English or 中文", id="query")
             yield Static(id="search-status", markup=False)
             yield SearchHits(id="hits")
         yield Footer()
@@ -95,7 +95,7 @@ class SearchScreen(Screen):
             count = len(message.hits)
             self._status(Content.assemble(
                 (f"{count} hit{'s' if count != 1 else ''}", "bold"), " for ", (sanitize_line(message.query), "bold"),
-                ("  · BM25 score · block id · file:line", "$muted-text"),
+                ("  · rank score · block id · file:line", "$muted-text"),
                 ("   enter opens the block in Topics", "$muted-text")))
 
     def on_input_changed(self, event: Input.Changed) -> None:
