@@ -1,4 +1,4 @@
-"""Small file-system helpers shared by every writer of state: atomic replace."""
+"""Small file-system helpers shared by every writer of state: atomic replace, and whether bytes are text."""
 
 from __future__ import annotations
 
@@ -150,3 +150,12 @@ def write_file_batched(path: str, data: bytes, *, mode: int = 0o600) -> os.stat_
             os.unlink(tmp)
         raise
     return st
+
+
+def is_utf8(data: bytes) -> bool:
+    """Whether a file's bytes are UTF-8 text (memory holds nothing else; purge rewrites only text)."""
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True

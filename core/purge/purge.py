@@ -36,6 +36,7 @@ from typing import Any
 
 from filelock import FileLock
 
+from ..fsutil import is_utf8
 from ..memory.audit import append_record
 from ..memory.check import workspace_problems
 from ..memory.lock import write_lock
@@ -151,7 +152,7 @@ def find(state_dir: Path, scrub: Scrubber) -> PurgeReport:
         count = scrub.found(data)
         if count:
             rel = path.relative_to(state_dir).as_posix()
-            binary = _is_binary(data)
+            binary = not is_utf8(data)
             action = "rewrite" if not binary else ("delete" if CACHE_DIR in Path(rel).parts else "left")
             report.files.append(Place(rel, count, action))
     for repo in repositories(state_dir):
@@ -159,14 +160,6 @@ def find(state_dir: Path, scrub: Scrubber) -> PurgeReport:
         if n:
             report.repositories.append(RepoPlace(repo.relative_to(state_dir).as_posix(), n))
     return report
-
-
-def _is_binary(data: bytes) -> bool:
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError:
-        return True
-    return False
 
 
 # -- purging ------------------------------------------------------------------------------------

@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from ..config import load_config
-from ..fsutil import atomic_write_text
+from ..fsutil import atomic_write_text, is_utf8
 from ..outcome import Outcome, exit_code
 from ..memory import install
 from ..memory.history import VERSIONED
@@ -249,7 +249,7 @@ def _merge(ws: Workspace, name: str, ours: str | None, theirs: str, dirty: dict[
     tags = listed_tags(trees[1], trees[2])
     if secrets := held_secrets(tags, trees[1], trees[2]):
         raise ReplayNeeded(secrets)
-    undecodable = sorted(p for p, d in trees[2].items() if p.startswith("topics/") and not _utf8(d))
+    undecodable = sorted(p for p, d in trees[2].items() if p.startswith("topics/") and not is_utf8(d))
     if undecodable:
         return SyncResult("permanent", "SYNC_REJECTED", f"{name}'s memory was refused: a topic is not valid UTF-8",
                           remote=name, diagnostics=[{"rule": "parse", "file": p, "message": "not valid UTF-8"}
@@ -336,14 +336,6 @@ def _match_recent_order(ws: Workspace, name: str, theirs: str, lock_timeout: flo
     with Transaction(ws, "sync", f"order recent blocks as {name} does", lock_timeout=lock_timeout,
                      creation_order=hint) as txn:
         txn.commit()
-
-
-def _utf8(data: bytes) -> bool:
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError:
-        return False
-    return True
 
 
 def _save_status(ws: Workspace, result: SyncResult) -> None:
