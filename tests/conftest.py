@@ -40,6 +40,16 @@ def _snapshots_in_top_level_folder(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(pytest_textual_snapshot, "SVGImageExtension", TopLevelSnapshotExtension)
 
 
+@pytest.fixture(autouse=True)
+def _truecolor_app(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every app is built for a truecolor terminal, whatever TERM the tests run under: on a
+    256-colour one the app adapts its greys (themes.for_256_colours), and a snapshot must not
+    depend on the developer's terminal. A test of the 256-colour case sets it itself."""
+    import textual.constants
+
+    monkeypatch.setattr(textual.constants, "COLOR_SYSTEM", "truecolor")
+
+
 @pytest.fixture()
 def make_app():
     """Build the Scriptorium app for a test: fixed clock, no animation."""

@@ -7,6 +7,8 @@ not define them (Textual's built-in themes, for instance).
 
 from __future__ import annotations
 
+from functools import cache
+
 from textual.theme import Theme
 
 DARK_NAME = "scriptorium-dark"
@@ -103,3 +105,69 @@ LIGHT = Theme(
 )
 
 THEMES = (DARK, LIGHT)
+
+
+# -- 256-colour terminals -----------------------------------------------------------------------
+#
+# Rich turns a truecolor value into a 256-colour one in one of two ways: HLS saturation under
+# 15 % goes to the grey ramp, anything else to the 6×6×6 cube. The palettes' warm greys sit just
+# above that line, so a dark one lands on the cube's olive (#3a3727, the selected row, became
+# 58: #5f5f00) and a light one on pink or yellow (#ece7d2 became 224: #ffd7d7): a selected row
+# of grey text on olive. `for_256_colours` gives each grey the ramp grey nearest in luminance
+# (so contrast is kept and no hue appears); the hues are left to Rich, which keeps them.
+
+GREY_CHROMA = 32  # max - min of the channels (0-255): the palettes' greys are under it, their hues over
+
+
+def _luminance(rgb: tuple[int, int, int]) -> float:
+    """WCAG relative luminance."""
+    def channel(value: int) -> float:
+        c = value / 255
+        return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
+
+    r, g, b = (channel(v) for v in rgb)
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def contrast(one: tuple[int, int, int], other: tuple[int, int, int]) -> float:
+    """WCAG contrast ratio of two colours (1 to 21)."""
+    high, low = sorted((_luminance(one), _luminance(other)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+def as_256(rgb: tuple[int, int, int]) -> tuple[int, int, int]:
+    """What a 256-colour terminal shows for a truecolor value, downgraded as Rich does."""
+    from rich.color import Color, ColorSystem
+
+    shown = Color.from_rgb(*rgb).downgrade(ColorSystem.EIGHT_BIT).get_truecolor()
+    return shown.red, shown.green, shown.blue
+
+
+@cache
+def _greys() -> tuple[tuple[float, str], ...]:
+    """Each grey a 256-colour terminal shows (black, the 24-step ramp, white): its luminance
+    and a truecolor value Rich downgrades to it."""
+    shown: dict[tuple[int, int, int], str] = {}
+    for level in range(256):
+        shown.setdefault(as_256((level, level, level)), f"#{level:02x}{level:02x}{level:02x}")
+    return tuple((_luminance(rgb), value) for rgb, value in shown.items())
+
+
+def for_256_colours(variables: dict[str, str]) -> dict[str, str]:
+    """The theme's CSS variables as a 256-colour terminal should get them: every opaque grey
+    becomes the terminal's grey nearest in luminance; hues, translucent colours (blended
+    later) and values that are no colour stay as they are."""
+    from textual.color import Color
+
+    adjusted = dict(variables)
+    for name, value in variables.items():
+        try:
+            color = Color.parse(value)
+        except Exception:  # noqa: BLE001 - not a colour ("bold", "auto 87%", "none")
+            continue
+        rgb = (color.r, color.g, color.b)
+        if color.a < 1 or max(rgb) - min(rgb) >= GREY_CHROMA:
+            continue
+        target = _luminance(rgb)
+        adjusted[name] = min(_greys(), key=lambda grey: abs(grey[0] - target))[1]
+    return adjusted

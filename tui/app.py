@@ -22,7 +22,7 @@ from textual.widgets import Input
 
 from scriptorium.core.config import load_config, set_config_value
 from scriptorium.core.sanitize import sanitize
-from scriptorium.themes import DARK_NAME, DEFAULT_THEME, LIGHT_NAME, THEMES, VARIABLE_DEFAULTS
+from scriptorium.themes import DARK_NAME, DEFAULT_THEME, LIGHT_NAME, THEMES, VARIABLE_DEFAULTS, for_256_colours
 
 from .live import LiveUpdates
 from .common.help import HelpScreen
@@ -188,6 +188,14 @@ class ScriptoriumApp(App[int]):
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         return dict(VARIABLE_DEFAULTS)
+
+    def get_css_variables(self) -> dict[str, str]:
+        """The theme's colours; on a 256-colour terminal its greys as that terminal's greys
+        (Rich would send the warm ones to olive, pink or yellow: `for_256_colours`)."""
+        variables = super().get_css_variables()
+        if self.console.color_system == "256":
+            variables = self.theme_variables = for_256_colours(variables)
+        return variables
 
     def screen_titles(self) -> list[tuple[str, str]]:
         return [(mode, title) for mode, title, _ in SCREENS]
