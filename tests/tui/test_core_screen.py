@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from scriptorium.core.config import load_config
 from scriptorium.core.memory import Workspace
+from scriptorium.core.tokens import count_tokens
 from scriptorium.tui.core.screen import CoreScreen
 
 from .helpers import screen_lines
@@ -78,3 +82,32 @@ async def test_a_state_without_memory_says_so(make_app, settle, tmp_path: Path) 
 def test_core_screen_at_80x24(snap_compare, make_app, settle, overflowing_core_state: Path) -> None:
     test_core_screen_with_an_overflowing_canonical_core(snap_compare, make_app, settle, (80, 24),
                                                         overflowing_core_state)
+
+
+
+def _session_start_hook(state: Path) -> str:
+    """What Claude Code gets from `scriptorium hook claude-code session-start`, run as it runs it."""
+    payload = (Path(__file__).resolve().parents[1] / "fixtures" / "agents" / "claude-code.session-start.json")
+    done = subprocess.run([sys.executable, "-m", "scriptorium.core.cli", "--state", str(state), "hook", "claude-code",
+                           "session-start"], input=payload.read_bytes(), capture_output=True, timeout=120, check=True)
+    return json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
+
+
+async def test_the_injection_shown_is_what_the_session_start_hook_sends(make_app, settle,
+                                                                         overflowing_core_state: Path) -> None:
+    """Not the reference runtime's "[System note: …]" framing: the agents' hooks fence the core
+    with their own wording, without footnotes or block ids; the screen shows that very text, and
+    its tokens against the budget. Fails on the old screen (it showed the runtime's framing)."""
+    sent = _session_start_hook(overflowing_core_state)
+    assert sent.startswith("<memory-context>")
+    app = make_app(overflowing_core_state)
+    async with app.run_test(size=(140, 60)) as pilot:
+        await settle(pilot)
+        await pilot.press("2")
+        await settle(pilot)
+        view = app.screen.view
+        assert view.effective == sent and view.effective_tokens == count_tokens(sent)
+        text = "\n".join(screen_lines(app))
+        assert "Injected at session start" in text and "System note" not in text
+        assert "injected   " in text and f"{view.effective_tokens:,} / {view.status.budget:,} tokens" in text
+        assert f"agents get {view.effective_tokens:,} tokens at session start" in text

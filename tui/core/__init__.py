@@ -1,1 +1,1 @@
-"""The Core screen: the token meter and canonical, rendered and effective injection."""
+"""The Core screen: the token meter and canonical, rendered and injected (session-start) core."""

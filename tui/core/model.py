@@ -1,5 +1,7 @@
-"""What the Core screen shows: the canonical core, its render within the budget, the
-effective injection, and the blocks left out — read through `scriptorium.core.memory`.
+"""What the Core screen shows: the canonical core, its render within the budget, what the
+agents' hooks inject at session start, and the blocks left out — read through
+`scriptorium.core.memory` and `scriptorium.core.agents.inject` (the hooks' own reader, so
+the screen shows the very text an agent gets, fenced with the agents' wording).
 
 No Textual here; loading runs in a worker thread. Reading never creates the workspace
 (a viewer writes nothing but the completion of an install a crash interrupted:
@@ -33,7 +35,8 @@ class CoreView:
     exists: bool  # is there a canonical core (topics/core.md) at all
     canonical: str
     rendered: str
-    effective: str
+    effective: str  # the session-start injection as the hooks send it ("" when off or empty)
+    effective_tokens: int  # its tokens (the hooks' own count when they noted one for this text)
     left_out: list[LeftOut]  # status.omitted_blocks with their first words
 
 
@@ -55,6 +58,7 @@ def _core_view(state_dir: Path) -> CoreView:
         rendered = (workspace.root / CORE_TOPIC).read_text(encoding="utf-8", errors="replace")
     except FileNotFoundError:
         rendered = ""
+    effective, effective_tokens = _session_start(state_dir)
     doc = workspace.topic(CORE_TOPIC)
     words = {}
     if doc is not None:
@@ -66,9 +70,23 @@ def _core_view(state_dir: Path) -> CoreView:
         exists=canonical is not None,
         canonical=canonical or "",
         rendered=rendered,
-        effective=workspace.core_injection(),
+        effective=effective,
+        effective_tokens=effective_tokens,
         left_out=[LeftOut(block_id, words.get(block_id, "")) for block_id in status.omitted_blocks],
     )
+
+
+def _session_start(state_dir: Path) -> tuple[str, int]:
+    """The text an agent's session-start hook injects, and its tokens."""
+    from scriptorium.core.agents.inject import known_tokens, session_start_injection
+
+    text = session_start_injection(state_dir).text
+    tokens = known_tokens(state_dir, text)
+    if tokens is None:
+        from scriptorium.core.tokens import count_tokens
+
+        tokens = count_tokens(text)
+    return text, tokens
 
 
 def set_inject(state_dir: Path, inject: bool) -> None:

@@ -1,4 +1,5 @@
-"""Core: what the always-on core actually injects, against its token budget."""
+"""Core: what the always-on core actually injects (the session-start hook's text), against its
+token budget."""
 
 from __future__ import annotations
 
@@ -61,7 +62,7 @@ class CoreScreen(Screen):
     def on_mount(self) -> None:
         self.query_one("#canonical").border_title = "Canonical · topics/core.md"
         self.query_one("#rendered").border_title = "Rendered · core.md"
-        self.query_one("#effective").border_title = "Effective injection"
+        self.query_one("#effective").border_title = "Injected at session start"
         self.query_one("#meter").border_title = "Token budget"
         self.query_one("#inject-state", Static).update(Content.styled("Reading the core…", "$muted-text"))
         self.app.live.subscribe(self)
@@ -83,10 +84,13 @@ class CoreScreen(Screen):
 
     def on_core_loaded(self, message: CoreLoaded) -> None:
         view = self.view = message.view
-        self.query_one(TokenMeter).show(view.status.rendered_tokens, view.status.canonical_tokens, view.status.budget)
+        injected = view.effective_tokens if view.status.inject else None
+        self.query_one(TokenMeter).show(view.status.rendered_tokens, view.status.canonical_tokens, view.status.budget,
+                                        injected)
         state = ("on", "$node-written bold") if view.status.inject else ("off", "$node-rewound bold")
         self.query_one("#inject-state", Static).update(Content.assemble(
-            "injection ", state, f" · effective {view.status.effective_tokens:,} tokens", ("   i toggles", "$muted-text")))
+            "injection ", state, f" · agents get {view.effective_tokens:,} tokens at session start",
+            ("   i toggles", "$muted-text")))
         if not view.exists:
             self.query_one("#canonical", TextPanel).show("", "No canonical core yet: the first write creates "
                                                              "topics/core.md, or write it by hand with "

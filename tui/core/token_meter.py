@@ -1,4 +1,5 @@
-"""The core's token meter: the rendered core against its budget, and the canonical size."""
+"""The core's token meter: the rendered core and what agents get at session start against the
+budget, and the canonical size."""
 
 from __future__ import annotations
 
@@ -13,11 +14,19 @@ def _bar(used: int, budget: int, fill: str) -> list[tuple[str, str]]:
     return [("█" * filled, fill), ("░" * (BAR - filled), "$faint-text")]
 
 
-def meter(rendered: int, canonical: int, budget: int) -> Content:
+def meter(rendered: int, canonical: int, budget: int, injected: int | None = None) -> Content:
+    """`injected`: the tokens the session-start hook sends (None: injection is off)."""
     over = canonical > budget
+    if injected is None:
+        sent = Content.assemble(("injected   ", "bold"), ("off: agents get nothing at session start", "$muted-text"))
+    else:
+        sent = Content.assemble(("injected   ", "bold"),
+                                *_bar(injected, budget, "$meter-over" if injected > budget else "$meter-fill"),
+                                f"  {injected:,} / {budget:,} tokens")
     lines = [
         Content.assemble(("rendered   ", "bold"), *_bar(rendered, budget, "$meter-fill"),
                          f"  {rendered:,} / {budget:,} tokens"),
+        sent,
         Content.assemble(("canonical  ", "bold"), *_bar(canonical, budget, "$meter-over" if over else "$meter-fill"),
                          (" ▶ " if over else "   ", "$meter-over"), f"{canonical:,} tokens",
                          (f"  ({canonical / budget:.1f}× the budget: the rest stays in topics/core.md)"
@@ -31,5 +40,5 @@ class TokenMeter(Static):
     TokenMeter { height: auto; padding: 0 1; }
     """
 
-    def show(self, rendered: int, canonical: int, budget: int) -> None:
-        self.update(meter(rendered, canonical, budget))
+    def show(self, rendered: int, canonical: int, budget: int, injected: int | None = None) -> None:
+        self.update(meter(rendered, canonical, budget, injected))
