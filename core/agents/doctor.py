@@ -3,8 +3,10 @@
 For each agent: whether its configuration holds our hooks and MCP server (user and project
 scope, and where), the last hook call of each kind with its outcome and time, recent hook
 errors (from the hook log). For the installation: whether the state directory, git and
-the writer's model are usable. Healthy means all three are usable, no install is half
-done, and no kind of hook call failed the last time it ran.
+the writer's model are usable, and (`validate`) whether memory validates as a whole —
+every topic parsing, ids unique, links and citations resolving (memory/check.py, what a
+purge checks too). Healthy means all of them are, no install is half done, and no kind
+of hook call failed the last time it ran.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ if TYPE_CHECKING:
 
 RECENT_ERRORS = 5
 LOG_WINDOW = 500
+SHOWN_PROBLEMS = 10
 
 
 @dataclass
@@ -90,11 +93,15 @@ class Report:
 
 
 def diagnose(state_dir: Path, *, home: Path | None = None, project: Path | None = None,
-             command: str | None = None, check_model: bool = True, call_model: bool = False) -> Report:
-    """`call_model`: the model check sends one tiny request through the configured model
-    (`doctor` does; the TUI, which diagnoses on every visit, does not)."""
+             command: str | None = None, check_model: bool = True, call_model: bool = False,
+             validate: bool = False) -> Report:
+    """`call_model`: the model check sends one tiny request through the configured model;
+    `validate`: every topic and archive is read (`doctor` does both; the TUI, which
+    diagnoses on every visit, neither)."""
     state_dir = Path(state_dir)
     checks = [check_state(state_dir), check_git()]
+    if validate and checks[0].ok:
+        checks.append(check_memory(state_dir))
     if check_model:
         checks.append(check_model_usable(state_dir, call=call_model))
     skipped = skipped_topics(state_dir)
@@ -159,6 +166,21 @@ def check_state(state_dir: Path) -> Check:
         if not paths.memory_git.exists():
             return Check("state", False, f"{memory} is not a git repository (a damaged state directory?)")
     return Check("state", True, str(state_dir))
+
+
+def check_memory(state_dir: Path) -> Check:
+    """The workspace as a whole validates: what a transaction checks of what it installs,
+    checked of everything there (a hand edit, an interrupted install, a purge gone wrong)."""
+    from ..memory.check import workspace_problems
+
+    if not StatePaths(state_dir).memory_git.is_dir():
+        return Check("memory", True, "no memory yet")
+    problems = workspace_problems(state_dir)
+    if not problems:
+        return Check("memory", True, "validates: every topic parses, ids are unique, links and citations resolve")
+    shown = "; ".join(problems[:SHOWN_PROBLEMS])
+    more = f"; and {len(problems) - SHOWN_PROBLEMS} more" if len(problems) > SHOWN_PROBLEMS else ""
+    return Check("memory", False, f"{len(problems)} problem(s): {shown}{more}", {"problems": problems})
 
 
 def skipped_topics(state_dir: Path) -> list[Skipped]:

@@ -31,7 +31,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         add_json_flag(p)
         p.set_defaults(func=cmd_wire, action=action)
 
-    d = sub.add_parser("doctor", description="Checks the state directory, git and the model, then each agent "
+    d = sub.add_parser("doctor", description="Checks the state directory, git, that memory validates (every "
+                       "topic parses, ids unique, links and citations resolve) and the model, then each agent "
                        "memory can be wired into (Claude Code, Codex, pi): installed or not, and whether what "
                        "install put there is intact. The model check sends one tiny request through the "
                        "configured model (not the offline one) and says what answered. Exit 1 when something "
@@ -80,7 +81,7 @@ def _summary(plan) -> str:
 def cmd_doctor(args: argparse.Namespace, ctx: CliContext) -> int:
     from ..agents.doctor import diagnose
 
-    report = diagnose(ctx.state_dir, call_model=not args.no_model_call)
+    report = diagnose(ctx.state_dir, call_model=not args.no_model_call, validate=True)
     if args.json:
         emit_json(report.to_json())
         return 0 if report.healthy else 1

@@ -37,7 +37,8 @@ def test_healthy_with_nothing_installed_then_shows_the_install_and_the_last_call
     home, state = env
     code, doc = doctor(state, capsys)
     assert code == 0 and doc["healthy"] and doc["problems"] == []
-    assert {c["name"]: c["ok"] for c in doc["checks"]} == {"state": True, "git": True, "model": True}
+    assert {c["name"]: c["ok"] for c in doc["checks"]} == {"state": True, "git": True, "memory": True,
+                                                          "model": True}
     assert [(a["agent"], a["installed"]) for a in doc["agents"]] == [("claude-code", False), ("codex", False), ("pi", False)]
 
     assert main(["--state", str(state), "install", "codex"]) == 0

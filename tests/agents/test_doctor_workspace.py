@@ -1,0 +1,60 @@
+"""`doctor` validates memory as a whole (issue 28, item 6): every topic parses, ids are
+unique, links and citations resolve — the check a purge makes afterwards (memory/check.py)."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+
+import pytest
+
+from scriptorium.core.cli import main
+
+
+@pytest.fixture
+def state(tmp_path, monkeypatch):
+    (tmp_path / "home").mkdir()
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))  # no agent of this machine's user
+    for name in ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "PI_CODING_AGENT_DIR", "SCRIPTORIUM_MODEL"):
+        monkeypatch.delenv(name, raising=False)
+    return tmp_path / "state"
+
+
+def doctor(state, capsys) -> tuple[int, dict, str]:
+    code = main(["--state", str(state), "doctor", "--no-model-call", "--json"])
+    doc = json.loads(capsys.readouterr().out)
+    assert main(["--state", str(state), "doctor", "--no-model-call"]) == code
+    return code, doc, capsys.readouterr().out
+
+
+def save(state, tmp_path, name: str, text: str) -> None:
+    draft = tmp_path / "draft.md"
+    draft.write_text(text, encoding="utf-8")
+    assert main(["--state", str(state), "topic", "save", name, "--from", str(draft)]) == 0
+
+
+def commit_by_hand(state, name: str, edit) -> None:
+    topic = state / "memory" / "topics" / name
+    topic.write_text(edit(topic.read_text(encoding="utf-8")), encoding="utf-8")
+    subprocess.run(["git", "-C", str(state / "memory"), "commit", "-qam", "a hand edit"], check=True)
+
+
+def test_doctor_says_unhealthy_when_a_topic_no_longer_parses_or_a_link_dangles(state, tmp_path, capsys) -> None:
+    """Before: a topic whose block id was rewritten (what a purge of an id did), or a link to
+    a block no topic holds, left doctor healthy, exit 0."""
+    save(state, tmp_path, "vault.md", "# Vault\n\nThe vault opens at nine.\n")
+    bid = re.search(r" \^([0-9a-f]{8})$", (state / "memory" / "topics" / "vault.md").read_text(), re.M).group(1)
+    save(state, tmp_path, "ops.md", f"# Ops\n\nSee [the vault](vault.md#^{bid}) first.\n")
+    capsys.readouterr()
+    code, doc, out = doctor(state, capsys)
+    memory = next(c for c in doc["checks"] if c["name"] == "memory")
+    assert code == 0 and doc["healthy"] and memory["ok"] and "memory ok" in out
+
+    commit_by_hand(state, "vault.md", lambda t: t.replace(f"^{bid}", "^[REDACTED:purged:0badf00d]"))
+    code, doc, out = doctor(state, capsys)
+    memory = next(c for c in doc["checks"] if c["name"] == "memory")
+    assert code == 1 and not doc["healthy"] and not memory["ok"]
+    assert any(p.startswith("topics/vault.md:3:") for p in memory["problems"])
+    assert any("dangling link" in p and p.startswith("topics/ops.md") for p in memory["problems"])
+    assert "memory FAIL" in out and "topics/vault.md:3" in out and any(p.startswith("memory: ") for p in doc["problems"])
