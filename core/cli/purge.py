@@ -2,8 +2,11 @@
 secret that got into the state directory before redaction, show where, and on
 confirmation rewrite it out of every file and every git history (core/purge/purge.py).
 
-Exit codes: 0 done (or nothing found, or a dry run), 1 declined or the workspace does not
-validate afterwards, 2 usage (including: no --yes and stdin is not a terminal), 75 busy.
+Exit codes: 0 done (or nothing found, or a dry run), 1 declined, a name holding it left as
+it is (only topic files are renamed), or the workspace does not validate afterwards,
+2 usage (including: no --yes and stdin is not a terminal; BLOCK_ID: the text or pattern
+matches an id — a block's, a footnote's, a cited source's or an evidence record's —
+and ids are never purged), 75 busy.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from ..memory.errors import LockBusy
 from ..outcome import EXIT_RETRYABLE
 from .common import CliContext, CliError, add_json_flag, emit_json
 
+SHOWN_IDS = 5
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -35,13 +39,16 @@ def cmd_purge(args: argparse.Namespace, ctx: CliContext) -> int:
     text = args.text
     if text == "-":
         text = sys.stdin.readline().rstrip("\r\n")
-    if text is not None and _is_block_id(ctx, text):
-        raise CliError(f"{text!r} is a block id, not a secret: ids are never purged (purge the text that holds the "
-                       "secret instead)", 2, "BLOCK_ID")
     try:
         scrub = op.scrubber(ctx.state_dir, text=text, pattern=args.pattern if text is None else None)
     except ValueError as exc:
         raise CliError(str(exc), 2) from exc
+    if held := op.ids_held(ctx.state_dir, scrub):
+        what = "--text" if text is not None else "--pattern"
+        shown = "; ".join(held[:SHOWN_IDS]) + (f"; and {len(held) - SHOWN_IDS} more" if len(held) > SHOWN_IDS else "")
+        raise CliError(f"{what} matches {len(held)} id(s), {shown}: ids are never purged (an id is no secret, "
+                       "and a rewritten one breaks its topic); nothing changed: purge the text that holds the "
+                       "secret, or narrow the pattern", 2, "BLOCK_ID")
     report = op.find(ctx.state_dir, scrub)
     if not report.found or args.dry_run:
         return _print(report, args.json, dry_run=args.dry_run)
@@ -79,19 +86,3 @@ def _print(report, as_json: bool, *, dry_run: bool) -> int:
     for problem in report.problems:
         print(f"problem: {problem}")
     return 0
-
-
-def _is_block_id(ctx: CliContext, text: str) -> bool:
-    """Whether `text` is a block id of some topic: rewriting `^id` would leave the topic
-    unparseable, and an id is no secret."""
-    import re
-
-    from ..paths import StatePaths
-
-    bare = text.removeprefix("^")
-    if not re.fullmatch(r"[0-9a-f]{8}", bare):
-        return False
-    topics = StatePaths(ctx.state_dir).topics
-    needle = re.compile(rf"\^{bare}\b")
-    return topics.is_dir() and any(needle.search(p.read_text(encoding="utf-8", errors="replace"))
-                                   for p in topics.rglob("*.md") if p.is_file())

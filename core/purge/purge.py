@@ -11,11 +11,17 @@ old objects expired and pruned), rewrites the files git does not track, deletes 
 caches that hold the secret (they are rebuilt), maps the audit log's commit ids to the
 rewritten ones, audits the purge, and checks that the workspace still validates.
 
+A name holds the secret too: a topic file whose path does (`topics/vault-S.md`) is renamed
+in every commit (its tree objects included) and in the work tree, and every link, derived
+view and log naming it names the new file (scrub.py). Any other name holding it (an
+archive's, a session's file) is left as it is and reported: the purge then exits 1.
+
 Every match becomes `[REDACTED:purged:<8 hex>]`, the same on every machine (scrub.py):
 block ids, citations, links and evidence record ids are never part of it, so they stay
-intact. The purge leaves a record in memory (`purges.json`, the tags only) and the map
-of the memory's rewritten commits, so sync can replace the remote's history and every
-other machine can replay the purge (core/sync/purges.py).
+intact (a text or pattern matching one is refused: `ids_held`). The purge leaves a record
+in memory (`purges.json`, the tags only) and the map of the memory's rewritten commits, so
+sync can replace the remote's history and every other machine can replay the purge
+(core/sync/purges.py).
 """
 
 from __future__ import annotations
@@ -28,7 +34,7 @@ import secrets as token_source
 import shutil
 import subprocess
 import tarfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -61,7 +67,13 @@ class Place:
 @dataclass
 class RepoPlace:
     path: str  # the repository's work tree, relative to the state directory ("memory", "sessions/<id>")
-    objects: int  # blobs and commits holding the secret
+    objects: int  # blobs, trees (a name) and commits holding the secret
+
+
+@dataclass
+class Rename:
+    old: str  # relative to the memory root: `topics/…` (holds the secret: never shown)
+    new: str
 
 
 @dataclass
@@ -70,16 +82,20 @@ class PurgeReport:
     repositories: list[RepoPlace] = field(default_factory=list)
     done: bool = False
     backup: str | None = None
-    problems: list[str] = field(default_factory=list)  # the workspace's validation afterwards
+    problems: list[str] = field(default_factory=list)  # names left as they are, the workspace's validation afterwards
+    renames: list[Rename] = field(default_factory=list)  # topic files whose name holds it
+    names_left: list[str] = field(default_factory=list)  # other names holding it, as `shown`
+    shown: Callable[[str], str] = field(default=str, repr=False)  # a path as it may be printed (Scrubber.shown)
 
     @property
     def found(self) -> bool:
-        return bool(self.files or self.repositories)
+        return bool(self.files or self.repositories or self.renames or self.names_left)
 
     def to_json(self) -> dict[str, Any]:
         return {"found": self.found, "done": self.done, "backup": self.backup,
-                "files": [{**p.__dict__, "path": printable(p.path)} for p in self.files],  # a name is data
+                "files": [{**p.__dict__, "path": printable(self.shown(p.path))} for p in self.files],  # a name is data
                 "repositories": [r.__dict__ for r in self.repositories],
+                "renamed": [printable(r.new) for r in self.renames],
                 "matches": sum(p.matches for p in self.files), "problems": self.problems}
 
 
@@ -98,6 +114,32 @@ def scrubber(state_dir: Path, *, text: str | None = None, pattern: str | None = 
     if compiled.pattern.search(""):
         raise ValueError("--pattern matches the empty string")
     return compiled
+
+
+def ids_held(state_dir: Path, scrub: Scrubber) -> list[str]:
+    """The ids a match would rewrite, each with where it is: block ids, footnote ids, cited
+    sources' addresses, evidence record ids. An id is no secret, and a topic or archive
+    whose id changed no longer parses (`get` fails): purge refuses these."""
+    paths = StatePaths(state_dir)
+    if not paths.memory_git.is_dir():
+        return []
+    from ..memory.sources import scan_archive
+    from ..memory.workspace import Workspace
+
+    ws, out = Workspace(state_dir), []
+    hit = scrub.pattern.search
+    for rel in ws.topic_paths():
+        doc = ws.topic(rel)
+        if doc is None:
+            continue
+        out += [f"block id ^{b} (topics/{rel})" for b in dict.fromkeys(b for b, _ in doc.block_ids) if hit(b)]
+        out += [f"footnote id [^{d.id}] (topics/{rel})" for d in doc.definition_list if hit(d.id)]
+        out += [f"cited source {t} (topics/{rel})" for t in sorted(doc.cited_targets) if hit(t)]
+    for archive in sorted(ws.sources.rglob("*.md")):
+        rel = archive.relative_to(paths.memory).as_posix()
+        scan = scan_archive(archive.read_bytes(), rel)
+        out += [f"evidence record {f.source_id} ({rel})" for f in scan.by_id.values() if hit(f.source_id) or hit(f.anchor)]
+    return out
 
 
 # -- finding ------------------------------------------------------------------------------------
@@ -123,6 +165,22 @@ def _files(state_dir: Path) -> Iterator[Path]:
                 yield path
 
 
+def _history_paths(repo: Path) -> set[str]:
+    """Every path any commit of any ref holds (each appears in some commit's changes)."""
+    done = subprocess.run(["git", "-C", str(repo), "-c", "core.quotepath=off", "log", "--all", "-m", "--no-renames",
+                           "--format=", "--name-only", "-z"], capture_output=True)
+    return {p.decode("utf-8", "surrogateescape") for p in done.stdout.split(b"\0") if p.strip(b"\n")} - {""} \
+        if done.returncode == 0 else set()
+
+
+def _tree_names(data: bytes) -> Iterator[bytes]:
+    """The entry names of a tree object (`<mode> <name>\\0<20-byte id>` each)."""
+    pos = 0
+    while (space := data.find(b" ", pos)) != -1 and (nul := data.find(b"\0", space)) != -1:
+        yield data[space + 1:nul]
+        pos = nul + 21
+
+
 def _objects(repo: Path) -> Iterator[tuple[str, bytes]]:
     """(type, content) of every object in the repository, packed or loose."""
     proc = subprocess.Popen(["git", "-C", str(repo), "cat-file", "--batch-all-objects", "--batch"],
@@ -139,8 +197,40 @@ def _objects(repo: Path) -> Iterator[tuple[str, bytes]]:
         proc.wait()
 
 
+def _holds(scrub: Scrubber, kind: str, data: bytes) -> bool:
+    if kind == "tree":
+        return scrub.may_hold(data) and any(scrub.found(name) for name in _tree_names(data))
+    return kind in ("blob", "commit") and bool(scrub.found(data))
+
+
+def _names(state_dir: Path, scrub: Scrubber, report: PurgeReport) -> None:
+    """Which names hold the secret: topic files are renamed (`report.renames`, and `scrub`
+    renames what names them), every other name is reported (`report.names_left`)."""
+    paths = StatePaths(state_dir)
+    memory = paths.memory.relative_to(state_dir).as_posix()
+    tracked = _history_paths(paths.memory) if paths.memory_git.is_dir() else set()
+    topics = "topics/"
+    old = sorted(p for p in tracked if p.startswith(topics) and scrub.pattern.search(p[len(topics):]))
+    new = {p: topics + scrub.name(p[len(topics):]) for p in old}  # tags given out: the purge record lists them
+    clash = set(new.values()) & (tracked - set(old)) or len(set(new.values())) < len(new)
+    renamed = {} if clash else new
+    report.renames = [Rename(p, n) for p, n in sorted(renamed.items())]
+    scrub.rename(renamed)
+    left = {f"{memory}/{p}" for p in tracked if p not in renamed and scrub.pattern.search(p)}
+    for repo in repositories(state_dir):
+        if repo != paths.memory:
+            rel = repo.relative_to(state_dir).as_posix()
+            left |= {f"{rel}/{p}" for p in _history_paths(repo) if scrub.pattern.search(p)}
+    for path in _files(state_dir):
+        rel = path.relative_to(state_dir).as_posix()
+        if scrub.pattern.search(rel) and rel.removeprefix(memory + "/") not in renamed and GIT_DIR not in path.parts:
+            left.add(rel)
+    report.names_left = sorted(printable(scrub.shown(p)) for p in left)
+
+
 def find(state_dir: Path, scrub: Scrubber) -> PurgeReport:
-    report = PurgeReport()
+    report = PurgeReport(shown=scrub.shown)
+    _names(state_dir, scrub, report)
     key_file = key_path(state_dir)
     for path in _files(state_dir):
         if path == key_file:
@@ -156,7 +246,7 @@ def find(state_dir: Path, scrub: Scrubber) -> PurgeReport:
             action = "rewrite" if not binary else ("delete" if CACHE_DIR in Path(rel).parts else "left")
             report.files.append(Place(rel, count, action))
     for repo in repositories(state_dir):
-        n = sum(1 for kind, data in _objects(repo) if kind in ("blob", "commit") and scrub.found(data))
+        n = sum(1 for kind, data in _objects(repo) if _holds(scrub, kind, data))
         if n:
             report.repositories.append(RepoPlace(repo.relative_to(state_dir).as_posix(), n))
     return report
@@ -184,7 +274,8 @@ def purge(state_dir: Path, scrub: Scrubber, report: PurgeReport, *, backup: bool
             _commit_leftovers(state_dir / rel)  # marks await their commit: the rewrite must keep them
         renames: dict[str, str] = {}
         for repo in report.repositories:
-            rewritten = _rewrite_history(state_dir / repo.path, scrub)
+            topics_renamed = state_dir / repo.path == paths.memory and bool(report.renames)
+            rewritten = _rewrite_history(state_dir / repo.path, scrub, rename=topics_renamed)
             renames.update(rewritten)
             if state_dir / repo.path == paths.memory:
                 save_commit_map(paths.runtime, rewritten)
@@ -203,7 +294,8 @@ def purge(state_dir: Path, scrub: Scrubber, report: PurgeReport, *, backup: bool
         _audit(state_dir, report)
     if record and scrub.tags and paths.memory_git.is_dir():
         record_purge(state_dir, scrub.tags)
-    report.problems = workspace_problems(state_dir)
+    report.problems = [f"{name}: the name holds it and is not renamed (only topic files are)"
+                       for name in report.names_left] + workspace_problems(state_dir)
     report.done = True
     return report
 
@@ -261,10 +353,16 @@ def _quiet_fd1() -> Iterator[None]:
             os.close(saved)
 
 
-def _rewrite_history(repo: Path, scrub: Scrubber) -> dict[str, str]:
+def _rewrite_history(repo: Path, scrub: Scrubber, *, rename: bool = False) -> dict[str, str]:
     """Every commit of every ref rewritten with the secret scrubbed from blobs and
-    messages; old objects expired and pruned. Returns old commit id -> new."""
+    messages (and, with `rename`, from the names of topic files); old objects expired and
+    pruned, the work tree checked out anew. Returns old commit id -> new."""
     import git_filter_repo as fr
+
+    def filename(name: bytes) -> bytes:
+        path = name.decode("utf-8", "surrogateescape")
+        new = scrub.renamed.get(path) if path.startswith("topics/") else None
+        return name if new is None else new.encode("utf-8", "surrogateescape")
 
     def blob(b: Any, _meta: Any) -> None:
         new = scrub.bytes(b.data)
@@ -282,7 +380,8 @@ def _rewrite_history(repo: Path, scrub: Scrubber) -> dict[str, str]:
     try:
         args = fr.FilteringOptions.parse_args(["--force", "--quiet", "--sensitive-data-removal", "--no-fetch"])
         with _quiet_fd1():
-            fr.RepoFilter(args, blob_callback=blob, commit_callback=commit).run()
+            fr.RepoFilter(args, blob_callback=blob, commit_callback=commit,
+                          filename_callback=filename if rename else None).run()
     finally:
         os.chdir(cwd)
     meta = repo / GIT_DIR / "filter-repo"
@@ -324,7 +423,8 @@ def _audit(state_dir: Path, report: PurgeReport) -> None:
         "txn": token_source.token_hex(8), "at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "kind": "purge", "summary": f"purge: {matches} occurrence(s) in {len(report.files)} file(s), "
                                    f"{len(report.repositories)} repository history(ies) rewritten",
-        "changed_files": [printable(p.path) for p in report.files], "created_blocks": [], "retired": [], "archived": [],
+        "changed_files": [printable(report.shown(p.path)) for p in report.files],
+        "renamed": [printable(r.new) for r in report.renames], "created_blocks": [], "retired": [], "archived": [],
         "repositories": [r.path for r in report.repositories], "backup": report.backup, "commit": head,
         "workspace": workspace_id(state_dir), "redactions": {"purged": matches},
     }
@@ -337,8 +437,12 @@ def describe(report: PurgeReport) -> str:
     for p in report.files:
         note = {"delete": " (a binary cache: deleted, rebuilt when needed)",
                 "left": " (binary: not rewritten)"}.get(p.action, "")
-        lines.append(f"  {p.matches:>5}  {printable(p.path)}{note}")
+        lines.append(f"  {p.matches:>5}  {printable(report.shown(p.path))}{note}")
     for r in report.repositories:
         lines.append(f"  {r.objects:>5}  {r.path}/.git (history: objects holding it)")
+    for rename in report.renames:
+        lines.append(f"         memory/{printable(rename.new)} (its name holds it: renamed, links to it rewritten)")
+    for name in report.names_left:
+        lines.append(f"         {name} (its name holds it: not renamed, only topic files are)")
     return "\n".join(lines)
 
