@@ -95,6 +95,10 @@ def test_a_topic_named_with_the_secret_is_renamed_in_every_commit_and_every_link
     save(run, tmp_path, f"keys/vault-{SECRET}.md", "# Vault\n\nThe vault opens at nine.\n")
     save(run, tmp_path, f"keys/ключ-{WIDE}.md", "# Ключ\n\nThe spare key hangs by the door.\n")
     vault, key = block_id(state, f"keys/vault-{SECRET}.md"), block_id(state, f"keys/ключ-{WIDE}.md")
+    dated = (state / "memory" / "topics" / "keys" / f"vault-{SECRET}.md").read_text().replace("`undated`", "2026-11-03")
+    save(run, tmp_path, f"keys/vault-{SECRET}.md", dated)  # the timeline links to it too
+    timeline = state / "memory" / "timeline" / "2026" / "11" / "03.md"
+    assert f"vault-{SECRET}.md#^{vault}" in timeline.read_text()
     quoted = urllib.parse.quote(f"../keys/ключ-{WIDE}.md", safe="/._-")
     save(run, tmp_path, "team/ops.md", f"# Ops\n\nSee [the vault](../keys/vault-{SECRET}.md#^{vault}) and "
                                        f"[the key]({quoted}#^{key}), or [the raw key](../keys/ключ-{WIDE}.md#^{key}).\n")
@@ -126,9 +130,14 @@ def test_a_topic_named_with_the_secret_is_renamed_in_every_commit_and_every_link
     assert {r["topic_path"] for r in recent} == {f"topics/{t}" for t in topics}
     relations = json.loads((state / "memory" / "relations.json").read_text())
     assert sorted(relations["outbound"][block_id(state, "team/ops.md")]) == sorted([vault, key])
+    assert f"../../../topics/keys/vault-{name_placeholder(SECRET)}.md#^{vault}" in timeline.read_text()
     code, hits, _ = run("search", "vault", "--json")
     assert code == 0 and name_placeholder(SECRET) in json.dumps(hits)
+    views = {p: (state / "memory" / p).read_bytes() for p in ("relations.json", "recent_events.jsonl")}
+    day = timeline.read_bytes()
     save(run, tmp_path, "later.md", "# Later\n\nA plain note after the purge.\n")  # transactions go on
+    assert timeline.read_bytes() == day  # the views a transaction rebuilds are what purge left
+    assert (state / "memory" / "recent_events.jsonl").read_bytes().startswith(views["recent_events.jsonl"])
 
 
 def test_a_name_purge_cannot_rename_is_reported_and_exits_1(run, tmp_path) -> None:
