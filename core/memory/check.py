@@ -1,7 +1,7 @@
 """Does the whole workspace validate as it stands? For operations that rewrite it outside
 a transaction (`purge`), which must leave it valid: no half-done install, git agreeing
 with the files, every topic parsing with unique block ids, links and citations resolving,
-archives readable to their end, and the newest audited commit being HEAD."""
+archives readable to their end, and HEAD holding the newest audited commit."""
 
 from __future__ import annotations
 
@@ -53,9 +53,16 @@ def workspace_problems(state_dir: Path) -> list[str]:
             out.append(f"{rel}: unreadable at line {scan.error_line}: {scan.error}")
     newest = _newest_audited_commit(paths.runtime)
     head = _git(root, "rev-parse", "-q", "--verify", "HEAD").strip()
-    if newest is not None and newest != head:
-        out.append(f"HEAD {head[:10]} is not the newest audited commit {newest[:10]}")
+    if newest is not None and newest != head and not _ancestor(root, newest, head):
+        out.append(f"HEAD {head[:10]} does not hold the newest audited commit {newest[:10]}")
     return out
+
+
+def _ancestor(root: Path, older: str, newer: str) -> bool:
+    """HEAD may move past the newest audited commit (a sync's pull or merge, a person's own
+    commit), never away from it (history rewritten, or put back, behind the audit log)."""
+    return subprocess.run(["git", "-C", str(root), "merge-base", "--is-ancestor", older, newer],
+                          capture_output=True).returncode == 0
 
 
 def _disagreements(root: Path) -> str:
@@ -83,7 +90,9 @@ def _git(root: Path, *args: str) -> str:
 
 
 def _newest_audited_commit(runtime: Path) -> str | None:
-    """The commit of the newest audit record that has one (reads the log's tail only)."""
+    """The commit of the newest audit record that has one, sync's aside (reads the log's
+    tail only): a sync audits commits its merge then replaces (`take origin's memory`, a
+    merge redone), so a synced workspace's HEAD need not hold them."""
     try:
         with open(runtime / "audit.jsonl", "rb") as fh:
             size = fh.seek(0, os.SEEK_END)
@@ -96,6 +105,6 @@ def _newest_audited_commit(runtime: Path) -> str | None:
             record = json.loads(line)
         except ValueError:
             continue
-        if isinstance(record, dict) and record.get("commit"):
+        if isinstance(record, dict) and record.get("commit") and record.get("kind") != "sync":
             return record["commit"]
     return None

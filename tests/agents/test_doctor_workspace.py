@@ -58,3 +58,31 @@ def test_doctor_says_unhealthy_when_a_topic_no_longer_parses_or_a_link_dangles(s
     assert any(p.startswith("topics/vault.md:3:") for p in memory["problems"])
     assert any("dangling link" in p and p.startswith("topics/ops.md") for p in memory["problems"])
     assert "memory FAIL" in out and "topics/vault.md:3" in out and any(p.startswith("memory: ") for p in doc["problems"])
+
+
+def test_doctor_stays_healthy_after_syncs_pull_and_merge(state, tmp_path, capsys) -> None:
+    """The workspace check's 'HEAD is the newest audited commit' held after every sync's
+    pull or merge: sync audits commits its merge replaces, and a pull moves HEAD past the
+    audited ones. HEAD must hold the newest audited commit of a local change."""
+    from scriptorium.core.memory import Workspace
+    from scriptorium.core.sync.remote import add_remote
+    from scriptorium.core.sync.run import sync
+
+    bare = tmp_path / "remote.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(bare)], check=True)
+    other = tmp_path / "other"
+    for s in (state, other):
+        add_remote(Workspace.open(s).root, "origin", str(bare))
+    save(other, tmp_path, "x.md", "# X\n\nAlpha ships on Mondays.\n")
+    assert sync(other).code == "PUSHED"
+    assert sync(state).code == "PULLED"
+    save(state, tmp_path, "y.md", "# Y\n\nBeta ships on Tuesdays.\n")
+    assert sync(state).code == "PUSHED"
+    save(other, tmp_path, "z.md", "# Z\n\nGamma ships on Fridays.\n")
+    assert sync(other).code == "MERGED"
+    assert sync(state).code == "PULLED"
+    for s in (state, other):
+        capsys.readouterr()
+        code, doc, _ = doctor(s, capsys)
+        memory = next(c for c in doc["checks"] if c["name"] == "memory")
+        assert memory["ok"] and code == 0, memory
