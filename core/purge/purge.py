@@ -50,7 +50,7 @@ from ..memory.names import printable
 from ..paths import GIT_DIR, SESSIONS_REGISTRY, StatePaths
 from ..sessions.paths import SessionPaths
 from ..redact.key import key_path
-from .purge_record import record_purge, save_commit_map
+from .purge_record import MAP_FILE, record_purge, save_commit_map
 from .scrub import Scrubber
 
 LOCK_TIMEOUT_S = 10.0
@@ -173,6 +173,20 @@ def _history_paths(repo: Path) -> set[str]:
         if done.returncode == 0 else set()
 
 
+def _tip_paths(repo: Path) -> list[set[str]]:
+    """The paths of each ref's tip: a rename whose new name is taken beside the old one is
+    not made (an old name in one history and its new name in another do not clash: that
+    is a purge replayed over the commits fetched from a machine that made it)."""
+    tips = subprocess.run(["git", "-C", str(repo), "for-each-ref", "--format=%(objectname)"],
+                          capture_output=True, text=True).stdout.split()
+    out = []
+    for tip in dict.fromkeys(tips):
+        listing = subprocess.run(["git", "-C", str(repo), "ls-tree", "-r", "-z", "--name-only", tip],
+                                 capture_output=True).stdout
+        out.append({p.decode("utf-8", "surrogateescape") for p in listing.split(b"\0") if p})
+    return out
+
+
 def _tree_names(data: bytes) -> Iterator[bytes]:
     """The entry names of a tree object (`<mode> <name>\\0<20-byte id>` each)."""
     pos = 0
@@ -212,8 +226,9 @@ def _names(state_dir: Path, scrub: Scrubber, report: PurgeReport) -> None:
     topics = "topics/"
     old = sorted(p for p in tracked if p.startswith(topics) and scrub.pattern.search(p[len(topics):]))
     new = {p: topics + scrub.name(p[len(topics):]) for p in old}  # tags given out: the purge record lists them
-    clash = set(new.values()) & (tracked - set(old)) or len(set(new.values())) < len(new)
-    renamed = {} if clash else new
+    tips = _tip_paths(paths.memory) if old else []
+    taken = {n for n in new.values() if list(new.values()).count(n) > 1}
+    renamed = {p: n for p, n in new.items() if n not in taken and not any(p in t and n in t for t in tips)}
     report.renames = [Rename(p, n) for p, n in sorted(renamed.items())]
     scrub.rename(renamed)
     left = {f"{memory}/{p}" for p in tracked if p not in renamed and scrub.pattern.search(p)}
@@ -400,6 +415,8 @@ def _map_commits(runtime: Path, renames: dict[str, str]) -> None:
     """Runtime files naming rewritten commits (the audit log, counters) name the new ones."""
     hexes = re.compile(r"\b[0-9a-f]{40}\b")
     for path in sorted(runtime.glob("*.json*")):
+        if path.name == MAP_FILE:
+            continue  # old -> new by design: mapped, it read new -> new and sync could not replace the remote
         try:
             text = path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError):

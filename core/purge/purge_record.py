@@ -51,7 +51,7 @@ def record_purge(state_dir: Path, tags: Iterable[str]) -> None:
 def save_commit_map(runtime: Path, renames: Mapping[str, str]) -> None:
     if not renames:
         return
-    current = load_commit_map(runtime)
+    current = {old: renames.get(new, new) for old, new in load_commit_map(runtime).items()}  # purged twice: old -> newest
     current.update(renames)
     tmp = runtime / f".{MAP_FILE}.{os.getpid()}"
     tmp.write_text(json.dumps(current) + "\n", encoding="utf-8")

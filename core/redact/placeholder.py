@@ -6,6 +6,8 @@ import re
 from collections import Counter
 
 PLACEHOLDER_RE = re.compile(r"\[REDACTED:([a-z0-9][a-z0-9-]{0,40}):([0-9a-f]{8})\]")
+NAME_PLACEHOLDER_RE = re.compile(r"REDACTED-(purged)-([0-9a-f]{8})")
+"""What a purge leaves in a file name and the paths naming it (no brackets, no colon)."""
 PRIVATE_MARK = "[private]"
 MARK_RE = re.compile(PLACEHOLDER_RE.pattern + "|" + re.escape(PRIVATE_MARK))
 """A placeholder or the mark a dropped `<private>` span leaves."""

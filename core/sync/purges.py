@@ -9,6 +9,7 @@ so the same commits rewrite into the same commits wherever the purge runs. Sync 
   (`purge-map.json`) and replaces it with the purged history, without fetching it back;
 * on any machine, finds a secret still held on one side by setting each block and
   evidence record beside the other side's copy: where one reads `[REDACTED:purged:TAG]`
+  (or, in a renamed topic's path, `REDACTED-purged-TAG`)
   with TAG listed and the other has text there whose tag is TAG, that text is a purged
   secret. The machine purges it itself (its files, its sessions, every history, objects
   included; no backup) and merges again with the rewritten histories, which now share
@@ -17,6 +18,7 @@ so the same commits rewrite into the same commits wherever the purge runs. Sync 
 
 from __future__ import annotations
 
+import urllib.parse
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
@@ -27,7 +29,15 @@ from ..purge.scrub import PURGED_KIND, Scrubber, purge_tag
 from .blocks import side_blocks
 from .redacted import hidden_spans
 
-_MARK = f"REDACTED:{PURGED_KIND}:"
+_MARKS = (f"REDACTED:{PURGED_KIND}:", f"REDACTED-{PURGED_KIND}-")  # a text's placeholder, a name's (scrub.py)
+
+
+def _marked(text: str) -> bool:
+    return any(mark in text for mark in _MARKS)
+
+
+def _marked_bytes(*data: bytes) -> bool:
+    return any(mark.encode() in d for mark in _MARKS for d in data)
 
 
 class ReplayNeeded(Exception):
@@ -51,11 +61,12 @@ def _pairs(ours: Mapping[str, bytes], theirs: Mapping[str, bytes]) -> Iterator[t
     o_blocks, t_blocks = side_blocks(topics(ours))[0], side_blocks(topics(theirs))[0]
     for bid, block in o_blocks.items():
         other = t_blocks.get(bid)
-        if other is not None and other.text != block.text and _MARK in block.text + other.text:
+        if other is not None and other.text != block.text and _marked(block.text + other.text):
             yield block.text, other.text
     for rel, data in ours.items():
         other_data = theirs.get(rel)
-        if not rel.startswith("sources/") or other_data is None or other_data == data or _MARK.encode() not in data + other_data:
+        if not rel.startswith("sources/") or other_data is None or other_data == data \
+                or not _marked_bytes(data, other_data):
             continue
         mine, their = scan_archive(data, rel), scan_archive(other_data, rel)
         for sid, frame in mine.by_id.items():
@@ -72,8 +83,11 @@ def held_secrets(tags: set[str], ours: Mapping[str, bytes], theirs: Mapping[str,
     for a, b in _pairs(ours, theirs):
         for redacted, plain in ((a, b), (b, a)):
             for kind, tag, hidden in hidden_spans(redacted, plain) or ():
-                if kind == PURGED_KIND and tag in tags and purge_tag(hidden) == tag:
-                    found.add(hidden)
+                if kind != PURGED_KIND or tag not in tags:
+                    continue
+                for secret in dict.fromkeys((hidden, urllib.parse.unquote(hidden))):  # a link's path is quoted
+                    if purge_tag(secret) == tag:
+                        found.add(secret)
     return found
 
 

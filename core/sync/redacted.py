@@ -12,9 +12,14 @@ from __future__ import annotations
 
 import re
 
-from ..redact.placeholder import PLACEHOLDER_RE
+from ..redact.placeholder import NAME_PLACEHOLDER_RE, PLACEHOLDER_RE
 
-_LOOSE = re.compile(PLACEHOLDER_RE.pattern.replace(r"\[", r"\[?", 1).replace(r"\]", r"\]?"))  # purge drops [] in a link label
+_LOOSE = re.compile(PLACEHOLDER_RE.pattern.replace(r"\[", r"\[?", 1).replace(r"\]", r"\]?")  # purge drops [] in a link label
+                    + "|" + NAME_PLACEHOLDER_RE.pattern)  # and a renamed file's name, and the links to it
+
+
+def _kind_tag(m: re.Match[str]) -> tuple[str, str]:
+    return (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
 
 
 def hidden_spans(redacted: str, plain: str) -> list[tuple[str, str, str]] | None:
@@ -35,7 +40,7 @@ def hidden_spans(redacted: str, plain: str) -> list[tuple[str, str, str]] | None
         return None
     if found is None:
         return None
-    spans = [(m.group(1), m.group(2), found.group(i + 1)) for i, m in enumerate(marks)]
+    spans = [(*_kind_tag(m), found.group(i + 1)) for i, m in enumerate(marks)]
     if any(_LOOSE.fullmatch(text) for _k, _t, text in spans):
         return None  # a placeholder for a placeholder: not a redaction
     return spans
