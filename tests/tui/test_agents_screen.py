@@ -131,3 +131,32 @@ async def test_the_project_scope_and_the_palette(make_app, settle, agents_state:
 
 def test_agents_screen_at_80x24(snap_compare, make_app, settle, agents_state: Path) -> None:
     test_agents_screen_snapshot(snap_compare, make_app, settle, (80, 24), agents_state)
+
+
+async def test_installing_from_the_demo_state_asks_and_says_what_it_wires(make_app, settle, agents_state: Path,
+                                                                          tmp_path: Path):
+    """From the demo, install asks (saying it is the demo state, what would flow where, and the
+    files with their diff) instead of only refusing; confirming installs anyway (issue 27)."""
+    (agents_state / ".scriptorium-demo").write_text("demo\n", encoding="utf-8")  # the demo, as `scriptorium demo` marks it
+    codex = tmp_path / "home" / ".codex"
+    app = make_app(agents_state)
+    async with app.run_test(size=(160, 50)) as pilot:
+        screen = await _open(pilot, settle)
+        await pilot.press("down", "i")
+        await settle(pilot)
+        dialog = app.screen
+        assert isinstance(dialog, ConfirmChange), "install from the demo state must ask, not only refuse"
+        assert dialog.title_text == "Install codex (user) into the demo state?" and dialog.confirm == "Install anyway"
+        assert "This is the demo state (./state)" in dialog.note and "real sessions" in dialog.note
+        assert "~/.codex/hooks.json" in dialog.note and str(agents_state.absolute()) in dialog.diff
+        assert "demo state" in "\n".join(screen_lines(app))
+        await pilot.press("escape")
+        await settle(pilot)
+        assert app.screen is screen and not codex.exists()
+
+        await pilot.press("i")
+        await settle(pilot)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert (codex / "hooks.json").is_file() and str(agents_state.absolute()) in (codex / "hooks.json").read_text()
+        assert screen.view.report.agents[1].installed

@@ -13,7 +13,8 @@ from ..common.diff_view import DiffView
 
 
 class ConfirmChange(ModalScreen[bool]):
-    """"Install claude-code (user)?" over the diff of the agent's files; escape cancels."""
+    """"Install claude-code (user)?" over the diff of the agent's files; escape cancels. Into the
+    demo state it says so and what that wires, and confirms with "Install anyway"."""
 
     DEFAULT_CSS = """
     ConfirmChange { align: center middle; background: $background 60%; }
@@ -21,14 +22,17 @@ class ConfirmChange(ModalScreen[bool]):
         border: round $border; background: $panel; }
     ConfirmChange .title { text-style: bold; color: $text-primary; }
     ConfirmChange .note { color: $muted-text; margin: 0 0 1 0; }
+    ConfirmChange .note.-warn { color: $text-warning; }
     ConfirmChange DiffView { height: 1fr; border: round $border-blurred; }
     ConfirmChange .buttons { height: auto; margin: 1 0 0 0; align-horizontal: right; }
     ConfirmChange Button { margin: 0 0 0 1; min-width: 10; }
     """
     BINDINGS = [Binding("escape", "dismiss(False)", "Cancel")]
 
-    def __init__(self, title: str, note: str, diff: str, confirm: str) -> None:
+    def __init__(self, title: str, note: str, diff: str, confirm: str, *, warn: bool = False) -> None:
+        """`warn`: the note warns (an install into the demo state), not only informs."""
         super().__init__()
+        self.warn = warn
         self.title_text = title
         self.note = note
         self.diff = diff
@@ -37,7 +41,7 @@ class ConfirmChange(ModalScreen[bool]):
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Static(Content(self.title_text), classes="title", markup=False)
-            yield Static(Content(self.note), classes="note", markup=False)
+            yield Static(Content(self.note), classes="note -warn" if self.warn else "note", markup=False)
             yield DiffView()
             with Horizontal(classes="buttons"):
                 yield Button(Content(self.confirm), id="confirm", variant="primary")

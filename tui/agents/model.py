@@ -83,13 +83,20 @@ class ChangeRefused(Exception):
     """Install / uninstall cannot go ahead: a file it must not touch, or one it cannot write."""
 
 
-def plan_change(state_dir: Path, agent: str, action: str, scope: str = "user") -> Plan:
+class DemoState(ChangeRefused):
+    """Install was pointed at a demo state: the agent's real sessions would go into the demo's
+    memory (and the demo's into the agent). The screen asks; `force=True` plans it anyway."""
+
+
+def plan_change(state_dir: Path, agent: str, action: str, scope: str = "user", *, force: bool = False) -> Plan:
     """What install / uninstall would write (nothing is written yet)."""
     from scriptorium.core.agents import install
     from scriptorium.core.agents.config_json import ConfigError
 
     try:
-        return install.plan(install.make_target(agent, scope, state_dir), action)
+        return install.plan(install.make_target(agent, scope, state_dir), action, force=force)
+    except install.DemoStateError as exc:
+        raise DemoState(str(exc)) from exc
     except (ConfigError, OSError) as exc:
         raise ChangeRefused(str(exc)) from exc
 

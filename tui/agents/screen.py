@@ -24,7 +24,7 @@ from .messages import AgentsChanged, AgentsLoaded
 from ..common.screen_tabs import ScreenTabs
 from ..common.text_panel import TextPanel
 from .dialogs import ConfirmChange
-from .model import AgentsView, ChangeRefused, apply_plan, load_agents, plan_change, short_path
+from .model import AgentsView, ChangeRefused, DemoState, apply_plan, load_agents, plan_change, short_path
 
 # Table columns: which hook events each one reports (newest of them).
 COLUMNS = {
@@ -202,8 +202,19 @@ class AgentsScreen(Screen):
         agent = self._selected()
         if agent is None:
             return
+        title = f"{action.capitalize()} {agent} ({self.scope})?"
+        confirm, warning = action.capitalize(), ""
         try:
-            plan = plan_change(self.app.state_dir, agent, action, self.scope)
+            try:
+                plan = plan_change(self.app.state_dir, agent, action, self.scope)
+            except DemoState:  # ask, saying what it means, instead of only refusing
+                plan = plan_change(self.app.state_dir, agent, action, self.scope, force=True)
+                title = f"Install {agent} ({self.scope}) into the demo state?"
+                confirm = "Install anyway"
+                warning = (f"This is the demo state ({short_path(str(self.app.state_dir.absolute()))}): {agent}'s real sessions "
+                           f"would be written into the demo's memory, and the demo's made-up memory would be "
+                           f"injected into {agent}. To keep your own memory, install from your own state "
+                           f"(scriptorium --state DIR). ")
         except ChangeRefused as exc:
             self.notify(str(exc), title=f"{action.capitalize()} {agent}", severity="error", markup=False)
             return
@@ -212,14 +223,13 @@ class AgentsScreen(Screen):
             self.notify(f"{agent} is {state} ({self.scope}): nothing to change.", markup=False)
             return
         files = ", ".join(short_path(str(c.path)) for c in plan.changes if c.kind != "unchanged")
-        note = f"These files change: {files}." + "".join(f" {n}" for n in plan.notes)
+        note = f"{warning}These files change: {files}." + "".join(f" {n}" for n in plan.notes)
 
         def done(confirmed: bool | None) -> None:
             if confirmed:
                 self._apply(plan, f"{agent} {action}ed ({self.scope})")
 
-        self.app.push_screen(ConfirmChange(f"{action.capitalize()} {agent} ({self.scope})?", note, plan.diff(),
-                                           action.capitalize()), done)
+        self.app.push_screen(ConfirmChange(title, note, plan.diff(), confirm, warn=bool(warning)), done)
 
     @work(thread=True, exclusive=True, group="agents-change")
     def _apply(self, plan, summary: str) -> None:
