@@ -2,8 +2,9 @@
 
 The engine's CLI (`scriptorium.core.cli`) never imports the TUI: it is handed an
 app opener for the two cases that open the app (no command, and `demo` without
-`--no-tui`). The opener imports Textual only when it is called, so a command
-such as `scriptorium session list` never pays for it.
+`--no-tui`), and a server for `serve` (the app in a browser). Each imports Textual
+or textual-serve only when it is called, so a command such as `scriptorium session
+list` never pays for it.
 """
 
 from __future__ import annotations
@@ -22,8 +23,15 @@ def open_app(state_dir: Path) -> int:
     return run_app(state_dir)
 
 
+def serve_app(state_dir: Path, host: str, port: int, token: str | None) -> int:
+    """Serve the app to browsers until stopped; its exit code."""
+    from .serve import serve_app as serve
+
+    return serve(state_dir, host, port, token)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    return cli_main(argv, open_app=open_app)
+    return cli_main(argv, open_app=open_app, serve_app=serve_app)
 
 
 if __name__ == "__main__":  # pragma: no cover

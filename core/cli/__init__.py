@@ -30,7 +30,7 @@ import sys
 from collections.abc import Sequence
 from typing import NoReturn
 
-from .common import (EXIT_USAGE, AppOpener, CliContext, CliError, emitted_message, failure_of, report_failure,
+from .common import (EXIT_USAGE, AppOpener, AppServer, CliContext, CliError, emitted_message, failure_of, report_failure,
                      reset_emitted)
 
 
@@ -135,6 +135,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "conflicts": ("sync", "blocks two machines edited differently, waiting for a person"),
     "resolve": ("sync", "settle a sync conflict through the transaction"),
     "hook": ("hook", "answer an agent's hook (Claude Code, Codex, pi); always exits 0"),
+    "serve": ("serve", "the app in a browser (textual-serve): loopback, behind a token"),
 }
 
 # What an interrupted command (Ctrl-C, exit 130) leaves behind, said in one line: an append,
@@ -182,26 +183,27 @@ def _command_of(argv: Sequence[str]) -> str | None:
     return words[0] if words and words[0] in COMMANDS else None
 
 
-def main(argv: Sequence[str] | None = None, open_app: AppOpener | None = None) -> int:
+def main(argv: Sequence[str] | None = None, open_app: AppOpener | None = None,
+         serve_app: AppServer | None = None) -> int:
     """Run one command; with no command, open the app through `open_app`.
 
     The engine never imports the TUI: the console entry point
-    (`scriptorium.tui.entry`) passes the opener, so `python -m scriptorium.core.cli`
-    runs every command but cannot open the app.
+    (`scriptorium.tui.entry`) passes the opener and the browser server (`serve`), so
+    `python -m scriptorium.core.cli` runs every command but cannot open the app.
     """
     argv = sys.argv[1:] if argv is None else list(argv)
-    code = _run(argv, open_app)
+    code = _run(argv, open_app, serve_app)
     return 0 if _command_of(argv) in NEVER_FAILS else code
 
 
-def _run(argv: list[str], open_app: AppOpener | None) -> int:
+def _run(argv: list[str], open_app: AppOpener | None, serve_app: AppServer | None = None) -> int:
     reset_emitted()
     as_json = "--json" in argv  # until parsed: a usage error under --json is a JSON document too
     code = 0
     try:
         args = build_parser(_command_of(argv)).parse_args(argv)
         as_json = bool(getattr(args, "json", False))
-        ctx = CliContext.from_args(args, app_opener=open_app)
+        ctx = CliContext.from_args(args, app_opener=open_app, app_server=serve_app)
         if args.command not in REPORTS_STATE:
             _check_state_dir(ctx)
         if getattr(args, "func", None) is None:

@@ -117,15 +117,22 @@ def report_failure(failure: Failure, as_json: bool) -> int:
 AppOpener = Callable[[Path], int]
 """Opens the terminal app on a state directory (given by the TUI's entry point)."""
 
+AppServer = Callable[[Path, str, int, "str | None"], int]
+"""Serves the app to browsers: (state directory, host, port, token or None); runs until
+stopped, its exit code (given by the TUI's entry point, like `AppOpener`)."""
+
 
 @dataclass
 class CliContext:
     state_dir: Path
     app_opener: AppOpener | None = None
+    app_server: AppServer | None = None
 
     @classmethod
-    def from_args(cls, args: argparse.Namespace, app_opener: AppOpener | None = None) -> "CliContext":
-        return cls(state_dir=resolve_state_dir(getattr(args, "state", None)), app_opener=app_opener)
+    def from_args(cls, args: argparse.Namespace, app_opener: AppOpener | None = None,
+                  app_server: AppServer | None = None) -> "CliContext":
+        return cls(state_dir=resolve_state_dir(getattr(args, "state", None)), app_opener=app_opener,
+                   app_server=app_server)
 
     def open_app(self, state_dir: Path | None = None) -> int:
         """Open the app on `state_dir` (default: this context's), if an opener was given."""

@@ -13,7 +13,8 @@ import pytest
 import scriptorium.tui
 
 TUI = Path(scriptorium.tui.__file__).parent
-WIRING = {"app.py", "entry.py", "live.py"}  # the app, the console entry point, the app's disk watcher
+WIRING = {"app.py", "entry.py", "live.py", "serve.py"}  # the app, the console entry point, the app's disk
+# watcher, the browser door
 
 # module -> names a screen or widget may import at run time (pure functions and constants).
 RUNTIME_ALLOWED = {
