@@ -5,17 +5,26 @@ ones the issue measured side by side (Scriptorium / reference, medians). Each pa
 is the median of RUNS fresh processes, and `python -c pass` is timed between them in the
 same run, so a loaded machine shows as a high floor rather than as a regression:
 
-  * mark20_ms        mark 20 turns of a 10,000-turn session, the first mark in a process
-                     (wall ms inside the process from before the store's imports; a fresh
-                     set of turns each run)
+  * mark20_ms        mark 20 turns of a 10,000-turn session, the first mark in a process:
+                     wall ms inside the process from before the store's imports to the
+                     mark's return (imports + call; a fresh set of turns each run)
+  * mark20_call_ms   the same process's call alone: from after those imports (SessionStore
+                     built, `mark_written` called: any import inside the call is counted)
   * core_s           `scriptorium core` on a state whose core counts are cached, whole process
   * write_ms         write-pass overhead per batch with a scripted model (bench/write.py's
                      median over --batches batches, minus model time), one process per run
   * first_open_ms    `pending()` of a 10,000-turn session with no index, first call in a process
 
 CPU seconds (ms) are printed beside the wall figures: on a loaded machine they move less.
+Every child runs with a byte-code cache (`PYTHONPYCACHEPREFIX` in the bench's temporary
+folder, even under `PYTHONDONTWRITEBYTECODE`), warmed before the first measured run, as an
+installed copy has one (pip compiles at install). `--compile` keeps the inherited
+environment: with `PYTHONDONTWRITEBYTECODE` set (this machine's default) and no
+`__pycache__` in the checkout, every fresh process then compiles every project module it
+imports from source, and that compile is most of what a fresh mark costs.
 
-Last line: {"floor_s": …, "mark20_ms": …, "core_s": …, "write_ms": …, "first_open_ms": …,
+Usage: python bench/store_paths.py [--compile]   (RUNS=N in the environment: runs, default 5)
+Last line: {"floor_s": …, "mark20_ms": …, "mark20_call_ms": …, "core_s": …, "write_ms": …, "first_open_ms": …,
             "ratio_mark20": …, "ratio_core": …, "ratio_write": …, "ratio_first_open": …, "cpu_…": …}
 """
 
@@ -41,11 +50,21 @@ REFERENCE = {"mark20_ms": 16.0, "core_s": 0.66, "write_ms": 696.0, "first_open_m
 TEXT = "lorem ipsum dolor sit amet " * 4
 
 
+ENV: dict[str, str] | None = None  # the children's environment (main: the byte-code cache)
+
+
+def cached_env(pycache: Path) -> dict[str, str]:
+    """The environment with byte code cached under `pycache`, whatever the caller's settings."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["PYTHONPYCACHEPREFIX"] = str(pycache)
+    return env
+
+
 def whole(cmd: list[str]) -> tuple[float, float, str]:
     """Wall and CPU seconds of one whole process, and its stdout."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
-    out = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
+    out = subprocess.run(cmd, capture_output=True, text=True, timeout=900, env=ENV)
     wall = time.perf_counter() - t
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if out.returncode != 0:
@@ -65,13 +84,18 @@ def ten_thousand(root: Path) -> tuple[str, list[str]]:
     return sid, ids
 
 
+# sys and time are loaded before any user code runs; json only after the clock stops.
 MARK = """
-import json, sys, time
+import sys, time
 t, c = time.perf_counter(), time.process_time()
 from scriptorium.core.sessions.store import SessionStore
 from scriptorium.core.sessions.marker import mark_written
+t1, c1 = time.perf_counter(), time.process_time()
 mark_written(SessionStore(sys.argv[1]), sys.argv[2], sys.argv[3].split(","), sys.argv[4])
-print(json.dumps({"ms": (time.perf_counter() - t) * 1000, "cpu_ms": (time.process_time() - c) * 1000}))
+t2, c2 = time.perf_counter(), time.process_time()
+import json
+print(json.dumps({"ms": (t2 - t) * 1000, "cpu_ms": (c2 - c) * 1000,
+                  "call_ms": (t2 - t1) * 1000, "call_cpu_ms": (c2 - c1) * 1000}))
 """
 OPEN = """
 import json, sys, time
@@ -84,7 +108,10 @@ print(json.dumps({"ms": (time.perf_counter() - t) * 1000, "cpu_ms": (time.proces
 
 
 def main() -> None:
+    global ENV
     tmp = Path(tempfile.mkdtemp(prefix="store-paths-"))
+    if "--compile" not in sys.argv[1:]:
+        ENV = cached_env(tmp / "pycache")
     try:
         root = tmp / "big"
         sid, ids = ten_thousand(root)
@@ -93,9 +120,11 @@ def main() -> None:
         demo = tmp / "demo"
         whole([sys.executable, "-m", "scriptorium.core.cli", "--state", str(demo), "demo", "--no-tui"])
         core_cmd = [sys.executable, "-m", "scriptorium.core.cli", "--state", str(demo), "core"]
-        whole(core_cmd)  # counts cached from here on
-        floor, marks, cores, writes, opens = [], [], [], [], []
-        cpu: dict[str, list[float]] = {"floor_s": [], "mark20_ms": [], "core_s": [], "first_open_ms": []}
+        whole(core_cmd)  # counts cached from here on; the byte-code cache warmed
+        child(MARK, str(root), sid, ids[0], wid)  # (the build ran in this process: its modules are not yet cached)
+        floor, marks, calls, cores, writes, opens = [], [], [], [], [], []
+        cpu: dict[str, list[float]] = {"floor_s": [], "mark20_ms": [], "mark20_call_ms": [], "core_s": [],
+                                       "first_open_ms": []}
 
         def bare() -> None:
             wall, used, _ = whole([sys.executable, "-c", "pass"])
@@ -108,7 +137,9 @@ def main() -> None:
             chosen = ids[1000 + run * 40: 1020 + run * 40]  # never marked before: a real first mark
             got = child(MARK, str(root), sid, ",".join(chosen), wid)
             marks.append(got["ms"])
+            calls.append(got["call_ms"])
             cpu["mark20_ms"].append(got["cpu_ms"])
+            cpu["mark20_call_ms"].append(got["call_cpu_ms"])
             bare()
             wall, used, _ = whole(core_cmd)
             cores.append(wall)
@@ -123,18 +154,24 @@ def main() -> None:
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     med = statistics.median
-    figures = {"floor_s": round(med(floor), 4), "mark20_ms": round(med(marks), 2), "core_s": round(med(cores), 3),
+    figures = {"floor_s": round(med(floor), 4), "mark20_ms": round(med(marks), 2),
+               "mark20_call_ms": round(med(calls), 2), "core_s": round(med(cores), 3),
                "write_ms": round(med(writes), 1), "first_open_ms": round(med(opens), 1)}
     print(f"{'path':<16}{'median':>10}{'reference':>11}{'ratio':>8}   runs (fresh processes)")
     for key, ref in REFERENCE.items():
         runs = {"mark20_ms": marks, "core_s": cores, "write_ms": writes, "first_open_ms": opens}[key]
         figures[f"ratio_{key.rsplit('_', 1)[0]}"] = round(figures[key] / ref, 3)
         print(f"{key:<16}{figures[key]:>10}{ref:>11}{figures[key] / ref:>8.3f}   " + ", ".join(f"{x:.4g}" for x in runs))
+    figures["ratio_mark20_call"] = round(figures["mark20_call_ms"] / REFERENCE["mark20_ms"], 3)
+    print(f"{'mark20_call_ms':<16}{figures['mark20_call_ms']:>10}{REFERENCE['mark20_ms']:>11}"
+          f"{figures['ratio_mark20_call']:>8.3f}   " + ", ".join(f"{x:.4g}" for x in calls)
+          + "   (the call alone, after the imports)")
     for key, xs in cpu.items():
         figures[f"cpu_{key}"] = round(med(xs), 4)
     print("CPU (median): " + ", ".join(f"{key} {figures[f'cpu_{key}']:.4g}" for key in cpu))
-    print(f"floor: bare interpreter {figures['floor_s'] * 1000:.1f} ms wall (median of {len(floor)}, same run); "
-          f"load average {os.getloadavg()[0]:.1f}")
+    cache = "compiled from source when PYTHONDONTWRITEBYTECODE is set" if ENV is None else "byte code cached"
+    print(f"floor: bare interpreter {figures['floor_s'] * 1000:.1f} ms wall, {figures['cpu_floor_s'] * 1000:.1f} ms CPU "
+          f"(median of {len(floor)}, same run); {cache}; load average {os.getloadavg()[0]:.1f}")
     print(json.dumps(figures))
 
 
