@@ -10,9 +10,14 @@ with its exit code.
 
 from __future__ import annotations
 
-from typing import Literal
+from .values import TYPE_CHECKING
 
-Outcome = Literal["ok", "retryable", "permanent"]
+if TYPE_CHECKING:  # typing is not loaded for it: every session error imports this module
+    from typing import Literal
+
+    Outcome = Literal["ok", "retryable", "permanent"]
+else:
+    Outcome = str
 
 EXIT_OK = 0
 EXIT_FAILURE = 1

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
+
+from .values import Frozen
 
 STATE_ENV = "SCRIPTORIUM_STATE"
 RUNTIME_DIR = ".scriptorium"
@@ -31,11 +32,13 @@ def resolve_state_dir(explicit: str | os.PathLike[str] | None = None) -> Path:
     return default_state_dir()
 
 
-@dataclass(frozen=True)
-class StatePaths:
+class StatePaths(Frozen):
     """The fixed layout of one state directory."""
 
-    root: Path
+    __slots__ = ("root",)
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
 
     @property
     def sessions(self) -> Path:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import re
-import secrets
 from pathlib import Path
 
 from .paths import StatePaths
@@ -34,8 +33,8 @@ def workspace_id(state_dir: str | os.PathLike[str]) -> str:
     except FileNotFoundError:
         pass
     runtime.mkdir(parents=True, exist_ok=True)
-    tmp = runtime / f"workspace-id.{secrets.token_hex(8)}.tmp"
-    tmp.write_text(f"w-{secrets.token_hex(4)}\n", encoding="ascii")
+    tmp = runtime / f"workspace-id.{os.urandom(8).hex()}.tmp"  # os.urandom is what `secrets` reads, without its imports
+    tmp.write_text(f"w-{os.urandom(4).hex()}\n", encoding="ascii")
     try:
         os.chmod(tmp, 0o600)
         os.link(tmp, path)

@@ -148,7 +148,7 @@ def cmd_mark(args: argparse.Namespace, ctx: CliContext) -> int:
 def cmd_list(args: argparse.Namespace, ctx: CliContext) -> int:
     sessions, problems = ctx.store.list_sessions()
     if args.json:
-        emit_json({"sessions": [s.__dict__ for s in sessions], "problems": [p.__dict__ for p in problems]})
+        emit_json({"sessions": [s.as_dict() for s in sessions], "problems": [p.as_dict() for p in problems]})
         return 0
     from ..sanitize import sanitize
 

@@ -22,13 +22,15 @@ import json
 import os
 import sys
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from ..fsutil import atomic_write_bytes, atomic_write_text
+from ..values import TYPE_CHECKING, Value
 from .nodes import FILENAME_RE, Node, checked_fields, classify, text_of
 from .paths import SessionPaths
+
+if TYPE_CHECKING:
+    from typing import Any
 
 INDEX_VERSION = 1
 RACY_NS = 100_000_000  # 100 ms: coarser than any common file-system timestamp tick
@@ -36,24 +38,29 @@ MARK_PREFIX = "memory_written_"
 JOURNAL_MAX = 1 << 20  # bytes of journalled rows before a full save folds them in
 
 
-@dataclass(slots=True)
-class IndexEntry:
+class IndexEntry(Value):
     """What the walk, the branch listing and the graph need of a node, without its text."""
 
-    id: str
-    seq: int
-    role: str
-    kind: str
-    predecessor: str | None
-    caller: str
-    created_at: float
-    tokens: int  # -1: not counted yet (filled lazily)
-    rewound: bool
-    spawn_root: bool
-    is_record: bool
-    marks: dict[str, str]
-    filename: str
-    stat: tuple[int, int]  # (mtime_ns, size) of the node file when read
+    __slots__ = ("id", "seq", "role", "kind", "predecessor", "caller", "created_at", "tokens", "rewound",
+                 "spawn_root", "is_record", "marks", "filename", "stat")
+
+    def __init__(self, id: str, seq: int, role: str, kind: str, predecessor: str | None, caller: str,
+                 created_at: float, tokens: int, rewound: bool, spawn_root: bool, is_record: bool,
+                 marks: dict[str, str], filename: str, stat: tuple[int, int]) -> None:
+        self.id = id
+        self.seq = seq
+        self.role = role
+        self.kind = kind
+        self.predecessor = predecessor
+        self.caller = caller
+        self.created_at = created_at
+        self.tokens = tokens  # -1: not counted yet (filled lazily)
+        self.rewound = rewound
+        self.spawn_root = spawn_root
+        self.is_record = is_record
+        self.marks = marks
+        self.filename = filename
+        self.stat = stat  # (mtime_ns, size) of the node file when read
 
     @classmethod
     def from_node(cls, node: Node, filename: str, stat: tuple[int, int], tokens: int = -1) -> "IndexEntry":
@@ -136,37 +143,44 @@ def bump_generation(session_dir: Path) -> None:
 
 
 class NodeFileError(Exception):
-    def __init__(self, path: Path, reason: str) -> None:
+    def __init__(self, path: Path | str, reason: str) -> None:
         super().__init__(f"unreadable node file {path}: {reason}")
         self.path = path
         self.reason = reason
 
 
-def read_node_file(path: Path) -> Node:
+def read_node_file(path: Path | str) -> Node:
     try:
-        payload = json.loads(path.read_bytes())
-        return Node.from_payload(payload)
+        return Node.from_payload(json.loads(_read_whole(path, os.O_RDONLY | os.O_CLOEXEC)[0]))
     except (OSError, ValueError, UnicodeDecodeError) as exc:
         raise NodeFileError(path, str(exc)) from exc
 
 
+def _read_whole(path: Path | str, flags: int) -> tuple[bytes, os.stat_result]:
+    """A file's bytes and the stat they were read under: open, fstat, read, close (a buffered
+    file object adds an isatty ioctl, a seek and a second read to each of the thousands a
+    first open reads and the twenty a mark rewrites)."""
+    fd = os.open(path, flags)
+    try:
+        st = os.fstat(fd)
+        data = os.read(fd, st.st_size + 1)
+        if len(data) != st.st_size:  # changed under us, or a short read: read to the end
+            parts = [data]
+            while part := os.read(fd, 1 << 20):
+                parts.append(part)
+            data = b"".join(parts)
+    finally:
+        os.close(fd)
+    return data, st
+
+
 def _read_entry(path: str, filename: str, tokens: int) -> IndexEntry:
-    """One node file read once into its index entry: os.open/fstat/read (no buffered file
-    object; a first open reads thousands), the stat taken from the bytes read."""
+    """One node file read once into its index entry (`_read_whole`: no buffered file object),
+    the stat taken from the bytes read."""
     import orjson  # C parser
 
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
-        try:
-            st = os.fstat(fd)
-            data = os.read(fd, st.st_size + 1)
-            if len(data) != st.st_size:  # changed under us, or a short read: read to the end
-                parts = [data]
-                while part := os.read(fd, 1 << 20):
-                    parts.append(part)
-                data = b"".join(parts)
-        finally:
-            os.close(fd)
+        data, st = _read_whole(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
         try:
             payload = orjson.loads(data)
         except orjson.JSONDecodeError:
@@ -196,18 +210,18 @@ def _dumps(doc: dict[str, Any], rows: int) -> bytes:
         return json.dumps(doc, ensure_ascii=True, separators=(",", ":")).encode("ascii")
 
 
-@dataclass
 class SessionIndex:
     """Entries by id plus the derived child map; rebuilt incrementally from disk."""
 
-    session_dir: Path
-    entries: dict[str, IndexEntry] = field(default_factory=dict)
-    fp: Fingerprint = NO_FINGERPRINT
-    captured_ns: int = 0
-    owned: bool = False  # fp captured right after our own write under the lock
-    dirty: bool = False  # entries changed since the index file was written
-    max_seq: int = -1
-    _children: dict[str, list[str]] | None = None
+    def __init__(self, session_dir: Path) -> None:
+        self.session_dir = session_dir
+        self.entries: dict[str, IndexEntry] = {}
+        self.fp: Fingerprint = NO_FINGERPRINT
+        self.captured_ns = 0
+        self.owned = False  # fp captured right after our own write under the lock
+        self.dirty = False  # entries changed since the index file was written
+        self.max_seq = -1
+        self._children: dict[str, list[str]] | None = None
 
     @property
     def history(self) -> Path:

@@ -10,17 +10,18 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
 
-from ..config import load_config
 from ..paths import StatePaths
+from ..values import TYPE_CHECKING, Frozen
 from ..workspace_id import WORKSPACE_ID_RE as WORKSPACE_ID_RE  # re-exported: the marker's value
 from ..workspace_id import WorkspaceIdError as WorkspaceIdError
 from ..workspace_id import workspace_id as workspace_id
 from .index import IndexEntry, SessionIndex
 from .store import SessionStore
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
 
 PROVIDER = "scriptorium"
 MARK_KEY = f"memory_written_{PROVIDER}"
@@ -98,11 +99,13 @@ class _Counter:
         return self.store.token_count(self.sid, nid, self.index)
 
 
-@dataclass(frozen=True)
-class BranchPending:
-    tip: str
-    is_head: bool
-    turns: list[PendingTurn]
+class BranchPending(Frozen):
+    __slots__ = ("tip", "is_head", "turns")
+
+    def __init__(self, tip: str, is_head: bool, turns: list[PendingTurn]) -> None:
+        self.tip = tip
+        self.is_head = is_head
+        self.turns = turns
 
     @property
     def tokens(self) -> int:
@@ -184,6 +187,8 @@ DEFAULT_THRESHOLD = 8000
 
 def trigger_tokens(state_dir: str | os.PathLike[str]) -> int:
     """The batch threshold in tokens: config `writer.trigger_tokens`, default 8000."""
+    from ..config import load_config  # here: marking and pending read no config
+
     return load_config(Path(state_dir)).integer("writer.trigger_tokens", DEFAULT_THRESHOLD)
 
 

@@ -8,18 +8,21 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Mapping
-from pathlib import Path
-from typing import Any
 
 from . import repo as session_git
 from ..flock import flock as _flock
 from ..fsutil import atomic_write_many
+from ..values import TYPE_CHECKING
 from .errors import InvalidNode, SessionBusy, UnknownNode
 from .index import IndexEntry, NodeFileError, SessionIndex, bump_generation, read_node_file
 from .nodes import FILENAME_RE
-from .paths import SessionPaths, node_rel
-from .reading import SessionReader
+from .paths import HISTORY_REL, SessionPaths, node_rel
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from typing import Any
+
+    from .reading import SessionReader
 
 MARK_STALL_S = 600.0  # marking gives up on the session lock only after its holder did nothing this long
 
@@ -42,7 +45,9 @@ def mark_nodes(reader: SessionReader, sid: str, patches: Mapping[str, Mapping[st
         return []
     d = reader.require(sid)
     layout = SessionPaths(d)
-    layout.runtime.mkdir(exist_ok=True)
+    history = f"{d}/{HISTORY_REL}"  # str paths: a Path per file costs more than its syscalls
+    with contextlib.suppress(FileExistsError):
+        os.mkdir(layout.runtime)
 
     def busy() -> SessionBusy:
         return SessionBusy(f"session {sid}: a writer holding its lock has shown no sign of work for "
@@ -52,7 +57,7 @@ def mark_nodes(reader: SessionReader, sid: str, patches: Mapping[str, Mapping[st
         index = reader.loaded_index(sid)
         fresh = index is not None and index.is_fresh()
         files = ({n: e.filename for n in patches if (e := index.entries.get(n)) is not None} if index is not None
-                 else _node_files(layout.history, set(patches)))
+                 else _node_files(history, set(patches)))
         missing = [n for n in patches if n not in files]
         if missing:
             raise UnknownNode(f"unknown node(s) in session {sid}: {', '.join(missing)}")
@@ -60,15 +65,14 @@ def mark_nodes(reader: SessionReader, sid: str, patches: Mapping[str, Mapping[st
         nodes = []
         for nid, filename in files.items():
             try:
-                node = read_node_file(layout.node(filename))
+                node = read_node_file(f"{history}/{filename}")
             except NodeFileError as exc:
                 raise InvalidNode(str(exc)) from exc
             node.metadata.update(patches[nid])
             nodes.append((node, filename))
-        atomic_write_many([(layout.node(f), node.to_json_bytes(stdlib=True)) for node, f in nodes])
+        stats = atomic_write_many([(f"{history}/{f}", node.to_json_bytes(stdlib=True)) for node, f in nodes])
         entries = []
-        for node, filename in nodes:
-            st = layout.node(filename).stat()
+        for (node, filename), st in zip(nodes, stats):
             old = index.entries.get(node.id) if index is not None else None
             entries.append(IndexEntry.from_node(node, filename, (st.st_mtime_ns, st.st_size),
                                                 old.tokens if old is not None else -1))
@@ -109,7 +113,7 @@ def _activity(layout: SessionPaths) -> tuple[object, ...]:
     return tuple(seen)
 
 
-def _node_files(history: Path, ids: set[str]) -> dict[str, str]:
+def _node_files(history: str, ids: set[str]) -> dict[str, str]:
     """Node id -> file name for `ids`, from the names alone (no index loaded): one listing,
     filtered by a set lookup of each name's suffix (one slice and hash per name, not one
     comparison per wanted id); the full check only for the few wanted."""

@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
-from typing import Any
+
+from ..values import TYPE_CHECKING, Value
+
+if TYPE_CHECKING:
+    from typing import Any
 
 ROOT_ID = "ROOT"
 NODE_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$")
@@ -54,19 +57,26 @@ def text_of(output: Any) -> str:
     return json.dumps(output, ensure_ascii=False, default=str)
 
 
-@dataclass
-class Node:
-    id: str
-    seq: int
-    role: str
-    output: Any = ""
-    name: str = ""
-    input: Any = None
-    caller: str = ""
-    predecessor: str | None = None
-    reads: list[str] = field(default_factory=list)
-    metadata: dict[str, Any] = field(default_factory=dict)
-    created_at: float = 0.0
+class Node(Value):
+    """One node of a session (formats §1.3); `to_payload` is its file's shape."""
+
+    __slots__ = ("id", "seq", "role", "output", "name", "input", "caller", "predecessor", "reads", "metadata",
+                 "created_at")
+
+    def __init__(self, id: str, seq: int, role: str, output: Any = "", name: str = "", input: Any = None,
+                 caller: str = "", predecessor: str | None = None, reads: list[str] | None = None,
+                 metadata: dict[str, Any] | None = None, created_at: float = 0.0) -> None:
+        self.id = id
+        self.seq = seq
+        self.role = role
+        self.output = output
+        self.name = name
+        self.input = input
+        self.caller = caller
+        self.predecessor = predecessor
+        self.reads: list[str] = [] if reads is None else reads
+        self.metadata: dict[str, Any] = {} if metadata is None else metadata
+        self.created_at = created_at
 
     @property
     def kind(self) -> str:

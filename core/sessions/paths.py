@@ -16,10 +16,10 @@ names are the same paths as git sees them (relative to the session directory).
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
 
 from ..paths import RUNTIME_DIR, StatePaths
+from ..values import Frozen
 
 HISTORY_REL = "history"
 META_REL = "meta.json"
@@ -34,11 +34,13 @@ def node_rel(filename: str) -> str:
     return f"{HISTORY_REL}/{filename}"
 
 
-@dataclass(frozen=True)
-class SessionPaths:
+class SessionPaths(Frozen):
     """The fixed layout of one session directory."""
 
-    root: Path
+    __slots__ = ("root",)
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
 
     @classmethod
     def of(cls, state_dir: str | os.PathLike[str], session_id: str) -> SessionPaths:

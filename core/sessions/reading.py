@@ -10,17 +10,19 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import weakref
-from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from ..paths import StatePaths
+from ..values import TYPE_CHECKING, Frozen
 from .errors import InvalidNode, SessionError, UnknownNode, UnknownSession
 from .index import IndexEntry, NodeFileError, SessionIndex, read_node_file
 from .nodes import ROOT_ID, Node, valid_node_id
 from .paths import SessionPaths
+
+if TYPE_CHECKING:
+    import weakref
+    from collections.abc import Iterable, Iterator, Mapping
+    from typing import Any
 
 HEAD = object()  # sentinel: "predecessor defaults to the head" (an append's default)
 REDACTIONS_KEY = "redactions"  # meta.json: {kind: count} of the secrets redacted from this session's nodes
@@ -39,21 +41,26 @@ def redaction_counts(meta: Mapping[str, Any]) -> dict[str, int]:
     return add_counts(meta.get(REDACTIONS_KEY), {})
 
 
-@dataclass(frozen=True)
-class SessionSummary:
-    id: str
-    title: str
-    created_at: float
-    updated_at: float
-    head_id: str | None
-    node_count: int
-    redactions: int = 0  # secrets redacted from its nodes (meta.json)
+class SessionSummary(Frozen):
+    __slots__ = ("id", "title", "created_at", "updated_at", "head_id", "node_count", "redactions")
+
+    def __init__(self, id: str, title: str, created_at: float, updated_at: float, head_id: str | None,
+                 node_count: int, redactions: int = 0) -> None:
+        self.id = id
+        self.title = title
+        self.created_at = created_at
+        self.updated_at = updated_at
+        self.head_id = head_id
+        self.node_count = node_count
+        self.redactions = redactions  # secrets redacted from its nodes (meta.json)
 
 
-@dataclass(frozen=True)
-class SessionProblem:
-    id: str
-    message: str
+class SessionProblem(Frozen):
+    __slots__ = ("id", "message")
+
+    def __init__(self, id: str, message: str) -> None:
+        self.id = id
+        self.message = message
 
 
 class SessionReader:
@@ -221,6 +228,8 @@ class SessionReader:
         reader is collected, or the process exits, is saved then (an API caller who reads
         `pending()`'s tokens need not call `save_index`; calling it saves them sooner)."""
         if self._saver is None:
+            import weakref
+
             self._saver = weakref.finalize(self, _save_unsaved, self._indexes, self.held)
 
     # --- walks and branches --------------------------------------------------

@@ -13,15 +13,17 @@ to `marks.py` and registry updates to `registry.RegistryWriter`.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
-from contextlib import AbstractContextManager
-from typing import TYPE_CHECKING, Any
 
-from .nodes import Node
+from ..values import TYPE_CHECKING
 from .reading import HEAD, SessionReader
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from contextlib import AbstractContextManager
+    from typing import Any
+
     from ..redact import Redactor
+    from .nodes import Node
     from .writing import SessionWriter
 
 
