@@ -15,6 +15,11 @@ same run, so a loaded machine shows as a high floor rather than as a regression:
                      rewrite of 20 other node files of that session in bare os calls, no
                      project module (list, read, write temps, fsync in 4 threads, rename,
                      fsync the directory) — what any implementation on this disk pays
+  * ref_io_ms        the reference's file pattern for 20 node files on this disk, in bare os
+                     calls (git_session.atomic_write_text per node: temp, fsync, rename, fsync
+                     the directory, one file after another; names from its in-memory index,
+                     so no listing): what the reference's 16.0 ms becomes on this disk,
+                     before its Python
   * core_s           `scriptorium core` on a state whose core counts are cached, whole process
   * write_ms         write-pass overhead per batch with a scripted model (bench/write.py's
                      median over --batches batches, minus model time), one process per run
@@ -29,7 +34,7 @@ environment: with `PYTHONDONTWRITEBYTECODE` set (this machine's default) and no
 imports from source, inside the figures.
 
 Usage: python bench/store_paths.py [--compile]   (RUNS=N in the environment: runs, default 5)
-Last line: {"floor_s": …, "mark20_ms": …, "mark20_call_ms": …, "io_floor_ms": …, "core_s": …, "write_ms": …,
+Last line: {"floor_s": …, "mark20_ms": …, "mark20_call_ms": …, "io_floor_ms": …, "ref_io_ms": …, "core_s": …, "write_ms": …,
             "first_open_ms": …, "ratio_mark20": …, "ratio_mark20_call": …, "ratio_core": …, "ratio_write": …,
             "ratio_first_open": …, "cpu_…": …}
 """
@@ -58,6 +63,7 @@ MEASURED = {  # printed in this order, with a note
     "mark20_ms": "imports + call",
     "mark20_call_ms": "the call alone, after the imports",
     "io_floor_ms": "the file system's part: the same rewrite of 20 node files in bare os calls",
+    "ref_io_ms": "the reference's file pattern for those 20 (fsync, rename, fsync dir, file by file), bare os",
     "core_s": "", "write_ms": "", "first_open_ms": "",
 }
 REFERENCE_OF = {"mark20_call_ms": "mark20_ms"}  # the reference's one mark figure, beside both of ours
@@ -155,6 +161,29 @@ t2, c2 = time.perf_counter(), time.process_time()
 import json
 print(json.dumps({"ms": (t2 - t) * 1000, "cpu_ms": (c2 - c) * 1000, "files": len(names)}))
 """
+# The reference's way of writing those files (OpenProgram's git_session.atomic_write_text,
+# called once per node by merge_node_metadata_batch: temp, fsync, rename, fsync the
+# directory, one file after another), in the same bare os calls; names known from its index.
+REF_IO = """
+import os, sys, time
+t, c = time.perf_counter(), time.process_time()
+history, names = sys.argv[1], sys.argv[2].split(",")
+for n in names:
+    fd = os.open(f"{history}/{n}", os.O_RDONLY)
+    data = os.read(fd, 1 << 20)
+    os.close(fd)
+    fd = os.open(f"{history}/{n}.ref.tmp", os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    os.write(fd, data)
+    os.fsync(fd)
+    os.close(fd)
+    os.replace(f"{history}/{n}.ref.tmp", f"{history}/{n}")
+    fd = os.open(history, os.O_RDONLY)
+    os.fsync(fd)
+    os.close(fd)
+t2, c2 = time.perf_counter(), time.process_time()
+import json
+print(json.dumps({"ms": (t2 - t) * 1000, "cpu_ms": (c2 - c) * 1000}))
+"""
 OPEN = """
 import json, sys, time
 t, c = time.perf_counter(), time.process_time()
@@ -186,6 +215,7 @@ def main() -> None:
         child(OPEN, str(root), sid)
         whole([sys.executable, str(HERE / "write.py"), "--batches", "5"])  # (its fewest)
         history = str(SessionStore(root).session_paths(sid).history)
+        filenames = {e.id: e.filename for e in SessionStore(root).index(sid).entries.values()}
         walls: dict[str, list[float]] = {k: [] for k in ("floor_s", *MEASURED)}
         cpu: dict[str, list[float]] = {k: [] for k in ("floor_s", *MEASURED) if k != "write_ms"}
 
@@ -207,6 +237,10 @@ def main() -> None:
             assert got["files"] == 20, got
             walls["io_floor_ms"].append(got["ms"])
             cpu["io_floor_ms"].append(got["cpu_ms"])
+            os.sync()
+            got = child(REF_IO, history, ",".join(filenames[n] for n in ids[6000 + run * 40: 6020 + run * 40]))
+            walls["ref_io_ms"].append(got["ms"])
+            cpu["ref_io_ms"].append(got["cpu_ms"])
             bare()
             wall, used, _ = whole(core_cmd)
             walls["core_s"].append(wall)
