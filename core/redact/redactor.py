@@ -28,6 +28,10 @@ them (purge's inside a link label) kept: its kind and tag must never be redacted
 _PRIVATE_RE = re.compile(r"<private>.*?(?:</private>|\Z)", re.S | re.I)
 _USER_KIND = re.compile(r"^[a-z0-9][a-z0-9-]{0,40}$")
 MIN_LEN = 8  # no rule matches a shorter text
+# What the rules' one scan also looks for (a negative order): a `<private>` span to drop, a
+# placeholder to keep — so a text holding neither costs no search of its own for them.
+_PRIVATE, _PLACEHOLDER = -1, -2
+_MARKERS = {_PRIVATE: ("<private>", True), _PLACEHOLDER: ("REDACTED:", False)}
 
 
 @dataclass
@@ -103,16 +107,22 @@ class Redactor:
         """`text` with every secret replaced and every `<private>` span dropped."""
         if len(text) < MIN_LEN:
             return text
-        if "<private>" in text or "<PRIVATE>" in text or "<Private>" in text:
+        found = self._literals.find(text)
+        if any(order == _PRIVATE for order, _at in found):
             text, n = _PRIVATE_RE.subn(PRIVATE_MARK, text)
-            if n and counts is not None:
-                counts[PRIVATE_KIND] += n
+            if n:
+                if counts is not None:
+                    counts[PRIVATE_KIND] += n
+                found = self._literals.find(text)
         spans: list[tuple[int, int, int, str]] = []  # start, end, rule order, kind
         # a placeholder is never a secret, nor is anything inside one
-        kept = [m.span() for m in _ANY_PLACEHOLDER.finditer(text)] if "REDACTED:" in text else []
+        kept = ([m.span() for m in _ANY_PLACEHOLDER.finditer(text)]
+                if any(order == _PLACEHOLDER for order, _at in found) else [])
         tried: set[tuple[int, int]] = set()
         builtin = self._builtin
-        for order, at in self._literals.find(text):
+        for order, at in found:
+            if order < 0:
+                continue
             rule = builtin[order]
             start = max(0, at - rule.back)
             if (order, start) in tried:
@@ -194,11 +204,11 @@ class _Literals:
         import hyperscan  # here: a process that never redacts never loads it
 
         table: dict[tuple[str, bool], list[tuple[int, int]]] = {}
-        for order, rule in enumerate(rules):
-            for lit in rule.literals:
-                entry = table.setdefault((lit.lower() if rule.caseless else lit, rule.caseless), [])
-                if order not in (o for o, _n in entry):
-                    entry.append((order, len(lit.encode("utf-8"))))
+        wanted = [(order, lit, rule.caseless) for order, rule in enumerate(rules) for lit in rule.literals]
+        for order, lit, caseless in wanted + [(order, lit, caseless) for order, (lit, caseless) in _MARKERS.items()]:
+            entry = table.setdefault((lit.lower() if caseless else lit, caseless), [])
+            if order not in (o for o, _n in entry):
+                entry.append((order, len(lit.encode("utf-8"))))
         self.hits = list(table.values())
         patterns = [re.escape(lit).encode("utf-8") for lit, _caseless in table]
         self.db = hyperscan.Database()
@@ -208,7 +218,8 @@ class _Literals:
         self._local = threading.local()  # a scratch space is not shared between threads
 
     def find(self, text: str) -> list[tuple[int, int]]:
-        """(rule order, character offset where its literal starts) for every occurrence."""
+        """(rule order, character offset where its literal starts) for every occurrence; a
+        marker's (`_MARKERS`) under its negative order."""
         scratch = getattr(self._local, "scratch", None)
         if scratch is None:
             scratch = self._local.scratch = self._proto.clone()
