@@ -135,6 +135,16 @@ def fs_create_us(where: Path, count: int = 400) -> float:
     return (time.perf_counter() - t) / count * 1e6
 
 
+def redact_cpu(redactor: Any, plans: list[Any]) -> float:
+    """CPU seconds to redact every planned node's text, input and metadata (what the store's
+    door does; bench/redact_speed.py times it against another revision's redactor)."""
+    t = time.process_time()
+    for plan in plans:
+        for node in plan.nodes:
+            redactor.value(node.text), redactor.value(node.input), redactor.value(node.metadata)
+    return time.process_time() - t
+
+
 def run_import(root: Path, total_mb: float, session_mb: float) -> dict[str, Any]:
     corpus, state = root / "projects", root / "state"
     files, nbytes = build_corpus(corpus, total_mb, session_mb)
@@ -142,12 +152,7 @@ def run_import(root: Path, total_mb: float, session_mb: float) -> dict[str, Any]
     plans = list(claude_code.plan_sessions(claude_code.discover([corpus])))
     planned = sum(len(p.nodes) for p in plans)
     plan_s = time.perf_counter() - t
-    redactor = for_state(state)
-    t = time.process_time()
-    for plan in plans:
-        for node in plan.nodes:
-            redactor.value(node.text), redactor.value(node.input), redactor.value(node.metadata)
-    redact_s = time.process_time() - t
+    redact_s = redact_cpu(for_state(state), plans)
     del plans
     t = time.perf_counter()
     report = import_sources(SessionStore(state), "claude-code", [corpus])
