@@ -45,10 +45,6 @@ if TYPE_CHECKING:
 DEFAULTS: dict[str, Any] = {"enabled": True, "top_k": 8, "min_relevance": 1.0, "relative_floor": 0.3,
                             "min_similarity": 0.35, "budget_tokens": 500, "budget_chars": None}
 _CANDIDATES = 4  # hits ranked per hit wanted: room for the seen, the duplicates and the over-budget ones
-# Recall fuses meaning at a tenth of words' weight: on LoCoMo's chat turns, equal weight put
-# near-but-wrong turns first (evidence injected 0.48 against 0.60 by words alone, dev split,
-# first conversation); at 0.1 meaning breaks ties and brings in what shares no word.
-SEMANTIC_WEIGHT = 0.1
 INLINE_BUILD = 5000  # documents: a bigger stale index is rebuilt in a detached process, not while the agent waits
 
 
@@ -124,8 +120,7 @@ def recall_for_prompt(state_dir: Path, prompt: str, seen: set[str] | frozenset[s
         if index.refresh(include_sources=True, max_build=INLINE_BUILD if live else None).stale:
             return None
         hits = index.search(prompt, top_k=settings.top_k * _CANDIDATES + len(seen), include_sources=True,
-                            refresh=False, semantic_weight=SEMANTIC_WEIGHT,
-                            words_trusted=None)
+                            refresh=False)
         return hits, index.cited_by(seen) if seen else set()
 
     found = read_consistent(state_dir, rank)

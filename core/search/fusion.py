@@ -1,44 +1,62 @@
-"""Reciprocal rank fusion of the two rankings of hybrid search.
+"""How hybrid search scores a hit: words and meaning, a block through the evidence it cites.
 
-BM25+ scores and cosine similarities live on different scales, so they are fused by
-rank, not by value (Cormack, Clarke & Büttcher 2009): a document scores 1/(K + r) for
-each ranking that has it at rank r (1-based). A document both rankings put high beats
-one only either does; a paraphrase that shares no word still comes in through meaning.
+A topic block is distilled from turns of a conversation; the turns themselves (the
+evidence records it cites) keep the words a question is asked in. So a block is scored
+by its own words and by its best record, and a record by its own words and meaning and
+by its neighbours (the turn before it often holds the question it answers, the turn after
+the answer to it). Scores are fused by value, not by rank: each signal is normalized by
+the query's best of its kind, so a query's strongest match counts 1 whatever the scale
+of BM25+ on it, and a weak signal adds little instead of a whole rank's worth.
 
-Words are trusted where they are strong: a document whose BM25+ relevance reaches
-`WORDS_TRUSTED` (it shares the query's rarer words, a name, a path) keeps its rank by
-words ahead of the fused rest. Static embeddings pull near-but-wrong chat turns
-forward, and plain fusion let them displace such hits: on LoCoMo's development split
-search fell to 0.84x BM25 alone, while with the trust it matches BM25 (1.00x) and still
-finds the paraphrase set's facts (0.81, bench/paraphrase.py; a query with no strong
-word is ranked by the fusion alone).
+The weights were chosen on three of LoCoMo's five development conversations (26, 30,
+41) and checked on the other two (42, 43), bench/RESULTS.md: `search` top 5 against
+BM25 alone on the same memory 1.16x (tuning) and 1.14x (held out), where reciprocal rank
+fusion gave 1.00x.
 """
 
 from __future__ import annotations
 
-RRF_K = 60  # the damping the paper found robust across collections
-SEMANTIC_WEIGHT = 1.0  # both rankings count alike in search; recall weighs meaning less (agents/recall.py)
-WORDS_TRUSTED = 3.0  # BM25+ relevance (score above a block without the query's words) that ranks by words alone
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+BLOCK_WORDS = 0.5  # a block's own words, against its best record's (1)
+MEANING = 0.3  # cosine similarity to the query, added to a record's (or a block's) words
+NEIGHBOUR = 0.3  # the share of a record's score the turns just before and after it get
 
 
-def fuse(lexical: dict[int, float], similar: dict[int, float], weight: float = SEMANTIC_WEIGHT,
-         words_trusted: float | None = None) -> dict[int, tuple[float, float, float | None]]:
-    """Document index -> (fused score, BM25 relevance or 0, similarity or None).
+@dataclass(frozen=True)
+class Scored:
+    score: float
+    relevance: float  # BM25+ relevance of the document's own words (0: none shared)
+    similarity: float | None  # cosine to the query, when semantic search looked at it
+    evidence: float = 0.0  # a block's best cited record's BM25+ relevance
 
-    `lexical`: BM25+ relevance (score above its floor) of the documents sharing a word;
-    `similar`: cosine similarity of the nearest documents by meaning; `weight`: what a rank
-    there counts against a rank by words; `words_trusted`: the relevance from which a
-    document ranks by words ahead of every fused one (None: fusion alone)."""
-    fused: dict[int, tuple[float, float, float | None]] = {}
-    for n in lexical.keys() | similar.keys():
-        fused[n] = (0.0, lexical.get(n, 0.0), similar.get(n))
-    for ranking, share in ((lexical, 1.0), (similar, weight)):
-        for rank, n in enumerate(sorted(ranking, key=lambda d: (-ranking[d], d)), start=1):
-            score, relevance, similarity = fused[n]
-            fused[n] = (score + share / (RRF_K + rank), relevance, similarity)
-    if words_trusted is not None:
-        top = 1.0 + weight  # above any fused score: 1/(K+1) + weight/(K+1) < 1 + weight
-        for n, (score, relevance, similarity) in fused.items():
-            if relevance >= words_trusted:
-                fused[n] = (top + relevance, relevance, similarity)
-    return fused
+
+def fuse(block_words: dict[int, float], block_sims: dict[int, float], record_words: dict[int, float],
+         record_sims: dict[int, float], neighbours: Callable[[int], Iterable[int]],
+         citing: Callable[[int], Iterable[int]]) -> tuple[dict[int, Scored], dict[int, Scored]]:
+    """(blocks, records): each scored document by its index in its own model.
+
+    `block_words` / `record_words`: BM25+ relevance (above the floor) of the documents
+    sharing a word; `*_sims`: cosine of the nearest by meaning; `neighbours(r)`: the
+    records beside record r in its archive; `citing(r)`: the blocks that cite record r."""
+    best_block = max(block_words.values(), default=0.0) or 1.0
+    best_record = max(record_words.values(), default=0.0) or 1.0
+    own = {r: record_words.get(r, 0.0) / best_record + MEANING * max(record_sims.get(r, 0.0), 0.0)
+           for r in record_words.keys() | record_sims.keys()}
+    context = dict(own)
+    for r, score in own.items():
+        for n in neighbours(r):
+            context[n] = context.get(n, 0.0) + NEIGHBOUR * score
+    records = {r: Scored(s, record_words.get(r, 0.0), record_sims.get(r)) for r, s in context.items()}
+    through: dict[int, tuple[float, float]] = {}  # block -> (best record's score, its relevance)
+    for r, s in context.items():
+        for b in citing(r):
+            if s > through.get(b, (-1.0, 0.0))[0]:
+                through[b] = (s, record_words.get(r, 0.0))
+    blocks = {}
+    for b in block_words.keys() | block_sims.keys() | through.keys():
+        best, evidence = through.get(b, (0.0, 0.0))
+        score = BLOCK_WORDS * block_words.get(b, 0.0) / best_block + MEANING * max(block_sims.get(b, 0.0), 0.0) + best
+        blocks[b] = Scored(score, block_words.get(b, 0.0), block_sims.get(b), evidence)
+    return blocks, records

@@ -29,7 +29,8 @@ from ..fsutil import atomic_write_bytes, atomic_write_text
 from ..memory.names import Skipped, list_topic_files, printable, unsafe_problem
 from ..paths import RUNTIME_DIR
 from .corpus import SOURCES, TOPICS, Doc, source_docs, topic_docs, untrusted_targets
-from .fusion import SEMANTIC_WEIGHT, WORDS_TRUSTED, fuse
+from .fusion import fuse
+from .query import query_tokens
 from .ranking import Bm25Index
 from .tokenize import tokenize
 
@@ -41,11 +42,14 @@ MODEL_FILE = "search-model.bin"
 # per model (topic blocks alone, or blocks and source records): its saved BM25 arrays, its vectors
 MODEL_FILES = {False: MODEL_FILE, True: "search-model-sources.bin"}
 VECTORS_FILES = {False: "search-vectors.bin", True: "search-vectors-sources.bin"}
+# which blocks cite each record (indices into the two models), stamped with the models' digests
+CITATIONS_FILE = "search-citations.json"
 # Cosine similarity a document must reach to be a hit by meaning alone (WordLlama's
 # unrelated pairs sit below it nine times in ten; a paraphrase's fact usually above).
 SEMANTIC_FLOOR = 0.05
 CACHE_VERSION = 1
 DEFAULT_TOP_K = 5
+RECORDS_WANT = 200  # records ranked by words, and by meaning, per query: what can lift a block
 # Only channel archives can hold untrusted (pending) evidence (formats §2.6).
 _CHANNEL_PREFIX = "channel-"
 
@@ -55,10 +59,10 @@ class Hit:
     block_id: str  # a topic block id, or a source id for a source record
     path: str
     line: int
-    score: float  # BM25+ alone, or fused with similarity (reciprocal rank) when semantic search is on
+    score: float  # words, meaning and a block's evidence fused by value (fusion.py)
     text: str
     kind: str = "block"
-    relevance: float = 0.0  # what the matching words earned: BM25+ score above its floor (0: no word shared)
+    relevance: float = 0.0  # what the matching words earned, BM25+ above its floor (a block: it or its best record)
     similarity: float | None = None  # cosine to the query when semantic search found it
     refs: tuple[str, ...] = ()  # a block's cited records, as root-relative `path#anchor`s
 
@@ -96,9 +100,18 @@ class _Docs(Sequence[Doc]):
     """The model's documents in index order, over the files' entries: a query that loads
     a saved model parses only its hits' documents out of the cache."""
 
-    def __init__(self, entries: list[_FileEntry]) -> None:
+    def __init__(self, rels: list[str], entries: list[_FileEntry]) -> None:
+        self._rels = rels
         self._entries = entries
         self._starts = list(accumulate((len(e.items) for e in entries), initial=0))
+        self.records = sum(len(e.items) for r, e in zip(rels, entries) if r.startswith(f"{SOURCES}/"))
+
+    def rel(self, i: int) -> str:
+        """The file document `i` is in, without parsing it."""
+        return self._rels[bisect_right(self._starts, i) - 1]
+
+    def is_record(self, i: int) -> bool:
+        return self.rel(i).startswith(f"{SOURCES}/")
 
     def __len__(self) -> int:
         return self._starts[-1]
@@ -128,9 +141,10 @@ class SearchIndex:
         self._embedder: Embedder | None | bool = False  # False: not resolved yet
         self._cache_path = self.memory / RUNTIME_DIR / CACHE_FILE
         self._files: dict[str, _FileEntry] = self._load_cache()
-        self._models: dict[bool, tuple[tuple, Sequence[Doc], Bm25Index, str]] = {}
+        self._models: dict[bool, tuple[tuple, _Docs, Bm25Index, str]] = {}
         self._vectors: dict[bool, tuple[str, Any]] = {}  # per model: (its digest, rows in document order)
         self._untrusted: set[str] = set()
+        self._cites: tuple[str, dict[int, list[int]]] | None = None
         self.skipped: list[Skipped] = []  # as of the last refresh: files left out for their names (names.py)
 
     def refresh(self, *, include_sources: bool = False, max_build: int | None = None) -> RefreshReport:
@@ -158,53 +172,70 @@ class SearchIndex:
         self._untrusted = {t for rel, e in files.items() if _is_channel(rel) for t in e.untrusted}
         if dirty:
             self._save_cache()
-        fingerprint = tuple(
-            (rel, e.sha256) for rel, e in sorted(files.items()) if include_sources or rel.startswith(f"{TOPICS}/")
-        )
-        model = self._models.get(include_sources)
-        if model is None or model[0] != fingerprint:
-            # topic files hold only blocks, archives only source records
-            docs = _Docs([e for rel, e in sorted(files.items()) if include_sources or rel.startswith(f"{TOPICS}/")])
+        # blocks alone; and with sources, blocks and records (search ranks a block through its records)
+        for sources in (False, True) if include_sources else (False,):
+            rels = [rel for rel in sorted(files) if sources or rel.startswith(f"{TOPICS}/")]
+            fingerprint = tuple((rel, files[rel].sha256) for rel in rels)
+            model = self._models.get(sources)
+            if model is not None and model[0] == fingerprint:
+                continue
+            if sources and self._models[False][0] == fingerprint:  # no archive: the blocks' model is the same
+                self._models[True] = self._models[False]
+                continue
+            docs = _Docs(rels, [files[rel] for rel in rels])
             digest = _digest(fingerprint)
-            bm25 = self._load_model(include_sources, digest, len(docs))
+            bm25 = self._load_model(sources, digest, len(docs))
             if bm25 is None:
                 if max_build is not None and len(docs) > max_build:
                     report.stale = True
                     return report
                 bm25 = Bm25Index([tokenize(d.search_text()) for d in docs])
                 report.rebuilt = True
-                self._save_model(include_sources, digest, bm25)
-            self._models[include_sources] = (fingerprint, docs, bm25, digest)
+                self._save_model(sources, digest, bm25)
+            self._models[sources] = (fingerprint, docs, bm25, digest)
         return report
 
-
     def search(self, query: str, *, top_k: int = DEFAULT_TOP_K, include_sources: bool = False,
-               refresh: bool = True, semantic_weight: float = SEMANTIC_WEIGHT,
-               words_trusted: float | None = WORDS_TRUSTED) -> list[Hit]:
+               refresh: bool = True) -> list[Hit]:
         """The best `top_k` blocks for `query` (and source records if asked), best first.
 
-        Blocks citing untrusted (pending) evidence are left out of recall. `semantic_weight`:
-        what a rank by meaning counts against a rank by words in the fusion; `words_trusted`:
-        the BM25+ relevance from which a hit keeps its rank by words ahead of the fused rest
-        (None: fusion alone). `refresh=False`
-        skips looking at the files, for a caller that knows they did not change (the MCP
-        server checks a cheaper fingerprint).
+        A block is ranked by its own words and meaning and by the evidence records it cites
+        (fusion.py), so the archive is looked at either way. Blocks citing untrusted
+        (pending) evidence are left out of recall. `refresh=False` skips looking at the
+        files, for a caller that knows they did not change (the MCP server checks a
+        cheaper fingerprint).
         """
-        if refresh or include_sources not in self._models:
-            self.refresh(include_sources=include_sources)
-        _, docs, index, _ = self._models[include_sources]
+        if refresh or True not in self._models:
+            self.refresh(include_sources=True)
+        _, blocks, block_index, _ = self._models[False]
+        _, docs, index, _ = self._models[True]
         want = max(top_k * 4, top_k + 10)
-        tokens = tokenize(query)
-        floor = index.baseline(tokens)
-        lexical = {r.doc: r.score - floor for r in index.rank(tokens, want)}
-        similar = self._similar(query, include_sources, want)
+        tokens = query_tokens(query)
+        query_row = self._query_row(query)
+        block_words = _lexical(block_index, tokens, want)
+        block_sims = self._similar(query_row, False, want)
+        record_words: dict[int, float] = {}
+        record_sims: dict[int, float] = {}
+        if docs.records:
+            record_words = {n: s for n, s in _lexical(index, tokens, RECORDS_WANT).items() if docs.is_record(n)}
+            record_sims = {n: s for n, s in self._similar(query_row, True, RECORDS_WANT).items() if docs.is_record(n)}
+        cites = self._citations() if docs.records else {}
+
+        def neighbours(n: int) -> list[int]:
+            rel = docs.rel(n)
+            return [m for m in (n - 1, n + 1) if 0 <= m < len(docs) and docs.rel(m) == rel]
+
+        scored_blocks, scored_records = fuse(block_words, block_sims, record_words, record_sims, neighbours,
+                                             lambda n: cites.get(n, ()))
         hits: list[Hit] = []
-        for n, (score, relevance, similarity) in fuse(lexical, similar, semantic_weight, words_trusted).items():
+        for n, s in scored_blocks.items():
+            doc = blocks[n]
+            if not self._pending(doc):
+                hits.append(Hit(doc.id, doc.path, doc.line, s.score, doc.text, doc.kind, max(s.relevance, s.evidence),
+                                s.similarity, doc.refs))
+        for n, s in scored_records.items() if include_sources else ():
             doc = docs[n]
-            if self._pending(doc):
-                continue
-            hits.append(Hit(doc.id, doc.path, doc.line, score if similar else relevance + floor, doc.text, doc.kind,
-                            relevance, similarity, doc.refs))
+            hits.append(Hit(doc.id, doc.path, doc.line, s.score, doc.text, doc.kind, s.relevance, s.similarity))
         hits.sort(key=lambda h: (-h.score, h.path, h.line, h.block_id))
         return hits[:top_k]
 
@@ -222,16 +253,21 @@ class SearchIndex:
                 self._embedder = None
         return self._embedder  # type: ignore[return-value]
 
-    def _similar(self, query: str, include_sources: bool, k: int) -> dict[int, float]:
-        """The `k` documents most similar to `query` that clear `SEMANTIC_FLOOR`: index -> cosine."""
+    def _query_row(self, query: str) -> Any:
+        """The query's embedding, or None (semantic search off, or nothing to embed)."""
         if self.embedder is None or not query.strip():
+            return None
+        return self.embedder.embed([query])[0]
+
+    def _similar(self, query_row: Any, include_sources: bool, k: int) -> dict[int, float]:
+        """The `k` documents most similar to the query that clear `SEMANTIC_FLOOR`: index -> cosine."""
+        if query_row is None:
             return {}
         rows = self.vectors(include_sources)
         if rows is None or not len(rows):
             return {}
         import numpy as np
 
-        query_row = self.embedder.embed([query])[0]
         # in slices of 256 rows: OpenBLAS threads a bigger product, which on two shared
         # cores costs 5-10x more than computing it in one thread
         scores = np.empty(len(rows), dtype=np.float32)
@@ -239,6 +275,41 @@ class SearchIndex:
             np.dot(rows[at:at + 256], query_row, out=scores[at:at + 256])
         top = np.argpartition(-scores, k - 1)[:k] if len(scores) > k else np.arange(len(scores))
         return {int(i): float(scores[i]) for i in top if scores[i] >= SEMANTIC_FLOOR}
+
+    def _citations(self) -> dict[int, list[int]]:
+        """Record (index in the model with sources) -> the blocks citing it (indices in the
+        blocks' model); computed once per pair of models and saved beside them, so a fresh
+        process reads it instead of parsing every document."""
+        _, blocks, _, block_digest = self._models[False]
+        _, docs, _, digest = self._models[True]
+        stamp = f"{block_digest}:{digest}"
+        if self._cites is not None and self._cites[0] == stamp:
+            return self._cites[1]
+        path = self.memory / RUNTIME_DIR / CITATIONS_FILE
+        cites: dict[int, list[int]] | None = None
+        try:
+            raw = orjson.loads(path.read_bytes())
+            if raw.get("stamp") == stamp:
+                cites = {int(r): [int(b) for b in bs] for r, bs in raw["cites"].items()}
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            cites = None
+        if cites is None:
+            from ..memory.sources import anchor_for
+
+            by_target = {f"{docs.rel(n)}#{anchor_for(docs[n].id)}": n for n in range(len(docs)) if docs.is_record(n)}
+            cites = {}
+            for b, doc in enumerate(blocks):
+                for ref in doc.refs:
+                    if ref in by_target:
+                        cites.setdefault(by_target[ref], []).append(b)
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                atomic_write_bytes(path, orjson.dumps({"stamp": stamp, "cites": {str(r): bs for r, bs in cites.items()}}),
+                                   durable=False)
+            except OSError:
+                pass  # saving only saves time
+        self._cites = (stamp, cites)
+        return cites
 
     def vectors(self, include_sources: bool = False) -> Any:
         """The embedding rows of the current model's documents (built or loaded once per
@@ -261,11 +332,14 @@ class SearchIndex:
         return rows
 
     def prepare(self) -> None:
-        """Refresh both models (blocks; blocks and records) and their vectors, so that the
-        next fresh process (a hook before a prompt) only loads what is saved."""
-        for include_sources in (False, True):
-            if not self.refresh(include_sources=include_sources).stale:
-                self.vectors(include_sources)
+        """Refresh both models (blocks; blocks and records), their vectors and which blocks
+        cite which records, so that the next fresh process (a hook before a prompt) only
+        loads what is saved."""
+        if not self.refresh(include_sources=True).stale:
+            self.vectors(False)
+            self.vectors(True)
+            if self._models[True][1].records:
+                self._citations()
 
     def candidates(self) -> Iterator[Hit]:
         """Every block and record of the last refresh with sources, as hits (unscored)."""
@@ -411,6 +485,12 @@ def _walk(base: str, rel: str, found: list[str], skipped: list[Skipped]) -> None
                 skipped.append(Skipped(printable(f"{rel}/{entry.name}"), problem))
             else:
                 found.append(f"{rel}/{entry.name}")
+
+
+def _lexical(index: Bm25Index, tokens: list[str], k: int) -> dict[int, float]:
+    """The best `k` documents sharing a token: index -> BM25+ relevance (score above its floor)."""
+    floor = index.baseline(tokens)
+    return {r.doc: r.score - floor for r in index.rank(tokens, k)}
 
 
 def _digest(fingerprint: tuple) -> str:

@@ -36,10 +36,19 @@ def test_top_five_by_default(memory: Path):
 
 def test_sources_only_when_asked(memory: Path):
     index = SearchIndex(memory, semantic=False)  # by words alone: meaning would bring near blocks too
-    assert index.search("zanzibar") == []  # the word exists only in a source record
+    hits = index.search("zanzibar")  # the word exists only in a source record: its block is found through it
+    assert hits[0].block_id == "a1b2c3d4" and all(h.kind == "block" for h in hits)
     hits = index.search("zanzibar", include_sources=True)
-    assert [(h.block_id, h.path, h.kind) for h in hits] == [("openprogram/s1/m1", ARCHIVE, "source")]
+    assert ("openprogram/s1/m1", ARCHIVE, "source") in [(h.block_id, h.path, h.kind) for h in hits]
     assert all(h.kind == "block" for h in index.search("build cache"))
+
+
+def test_a_block_is_ranked_by_the_words_of_the_records_it_cites(memory: Path):
+    """The question's words are in the turn a block was distilled from, not in the block:
+    ranked by its own words alone, the block was not found at all."""
+    index = SearchIndex(memory, semantic=False)
+    hits = index.search("who should we talk to about zanzibar")
+    assert hits[0].block_id == "a1b2c3d4" and hits[0].relevance > 0
 
 
 def test_cache_reused_until_a_topic_changes(memory: Path):
@@ -78,11 +87,11 @@ def test_pending_channel_evidence_is_not_recalled(memory: Path):
         encoding="utf-8",
     )
     index = SearchIndex(memory)
-    assert index.search("office ferrets") == []
+    assert "cafe0001" not in [h.block_id for h in index.search("office ferrets")]
     assert memory_get(index, "cafe0001") is not None  # still readable on request
     promoted = SourceRecord(source_id=source_id, timestamp="2026-01-02T10:00:00+00:00", content="ferrets")
     archive.write_text(MARKER + "\n\n" + promoted.render(), encoding="utf-8")
-    assert [h.block_id for h in index.search("office ferrets")] == ["cafe0001"]
+    assert [h.block_id for h in index.search("office ferrets")][:1] == ["cafe0001"]
 
 
 def test_memory_get_returns_block_with_citations(memory: Path):
