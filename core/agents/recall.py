@@ -2,17 +2,20 @@
 
 Candidates are topic blocks and the evidence records of the archive (the turns the
 blocks cite, and those no block cites yet), ranked together by hybrid search (BM25+
-fused with embedding similarity, `core.search`). A block and the records it cites are
-one candidate: whichever ranks first stands for the others. A candidate is kept when
-its words earned at least `min_relevance` above BM25+'s floor (and `relative_floor` of
-the best such hit), or when its meaning is at least `min_similarity` close to the
+and embedding similarity fused by value, a block also through the records it cites, a
+record also through the turns beside it: `core.search.fusion`). A block and the records
+it cites are one candidate: whichever ranks first stands for the others. A candidate is
+kept when its words (a block's, or its best record's) earned at least `min_relevance`
+above BM25+'s floor (and `relative_floor` of the best such hit), or when its meaning is
+at least `min_similarity` close to the
 prompt's; candidates this agent session was already given (the core at session start,
 earlier recalls) are skipped; the rest are added best first while the injected text
 stays within `budget_tokens` (and `budget_chars`, when set).
 
 The injected text is plain: a block's claim without footnote markers, anchors or source
-paths, a record as `2023-05-08, Caroline: what was said` (its date and speaker, so
-temporal questions can be answered), a block followed by its one reference line
+paths, a record as `2023-05-08, Caroline: what was said` (its date and speaker, named
+by its session or its turn rather than "Owner": `recall_text.Speakers`, so temporal
+questions can be answered), a block followed by its one reference line
 `(memory_get <id>)`. The budget is counted in tokens without loading the tokenizer when the
 lines were counted before (`recall_tokens`: the write job counts every candidate ahead).
 
@@ -36,7 +39,7 @@ from typing import TYPE_CHECKING, Any
 from ..config import Config, load_config
 from ..fence import AGENT_NOTE, fence_memory
 from ..paths import StatePaths
-from .recall_text import render_lines
+from .recall_text import Speakers, render_lines
 from .recall_tokens import LineTokens
 
 if TYPE_CHECKING:
@@ -131,13 +134,13 @@ def recall_for_prompt(state_dir: Path, prompt: str, seen: set[str] | frozenset[s
         return Recall("", "index rebuilding")
     ranked, seen_records = found
     counts = LineTokens(StatePaths(state_dir).memory)
-    chosen = select(relevant(ranked, settings), seen, settings, counts, seen_records)
+    chosen = select(relevant(ranked, settings), seen, settings, counts, seen_records, Speakers(Path(state_dir)))
     counts.save()
     return chosen
 
 
 def select(candidates: list["Hit"], seen: set[str] | frozenset[str], settings: RecallSettings,
-           counts: LineTokens, seen_records: set[str] = set()) -> Recall:
+           counts: LineTokens, seen_records: set[str] = set(), speakers: Speakers | None = None) -> Recall:
     """Best first: skip what was seen and what another candidate already stands for, stop at the budget.
     `seen_records`: the records the seen blocks cite (the session has them through their blocks)."""
     kept: list[Hit] = []
@@ -163,7 +166,7 @@ def select(candidates: list["Hit"], seen: set[str] | frozenset[str], settings: R
             continue  # its block is in already
         if hit.kind == "block" and hit.refs and all(ref in covered for ref in hit.refs):
             continue  # every record it rests on is in already
-        lines = render_lines(kept + [hit])
+        lines = render_lines(kept + [hit], speakers)
         trial, trial_tokens = fence_memory("\n".join(lines), AGENT_NOTE), counts.text(lines)
         if trial_tokens > settings.budget_tokens or (settings.budget_chars and len(trial) > settings.budget_chars):
             over += 1

@@ -3,11 +3,20 @@
 A block is its claim without footnote markers, anchors or source paths, followed by one
 reference line `(memory_get <id>)`; a record (a turn of the archive) is
 `- 2023-05-08, Caroline: what was said`, so temporal questions can be answered.
+
+The archive labels a session's turns by role ("Owner", "agent/main"); the people who
+spoke are named by the session (`speakers` in its meta.json: {"user": ..., "assistant":
+...}) or by the turn itself ("Caroline: ..." in an imported transcript). `Speakers`
+finds the name, so the agent reads who said it, not "Owner".
 """
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
 from typing import TYPE_CHECKING
+
+import orjson
 
 from ..fence import plain_memory
 
@@ -15,24 +24,59 @@ if TYPE_CHECKING:
     from ..search import Hit
 
 REFERENCE = "memory_get "
+_ROLE_LABELS = {"Owner": "user", "agent/main": "assistant"}  # memory/sources.py's session_record
+_NAMED_TURN = re.compile(r"^([A-Z][\w'.-]*(?: [A-Z][\w'.-]*){0,2}): (\S.*)$", re.DOTALL)
 
 
-def render_item(hit: "Hit") -> str:
+class Speakers:
+    """The names of a state's sessions' speakers, read once per session."""
+
+    def __init__(self, state_dir: Path | None) -> None:
+        self.sessions = Path(state_dir) / "sessions" if state_dir else None
+        self._known: dict[str, dict[str, str]] = {}
+
+    def named(self, source_id: str, label: str, content: str) -> tuple[str, str]:
+        """(speaker, content) of a record: its label, or the name its session or turn gives."""
+        role = _ROLE_LABELS.get(label)
+        if role is None:
+            return label, content
+        parts = source_id.split("/")
+        name = self._of(parts[1]).get(role, "") if len(parts) == 3 else ""
+        if name:
+            return name, content
+        turn = _NAMED_TURN.match(content)
+        return (turn.group(1), turn.group(2)) if turn else (label, content)
+
+    def _of(self, session_id: str) -> dict[str, str]:
+        if session_id not in self._known:
+            names: dict[str, str] = {}
+            if self.sessions is not None and session_id and "/" not in session_id and not session_id.startswith("."):
+                try:
+                    raw = orjson.loads((self.sessions / session_id / "meta.json").read_bytes()).get("speakers")
+                    names = {k: v.strip() for k, v in raw.items() if isinstance(v, str) and v.strip()} if isinstance(raw, dict) else {}
+                except (OSError, ValueError, AttributeError):
+                    names = {}
+            self._known[session_id] = names
+        return self._known[session_id]
+
+
+def render_item(hit: "Hit", speakers: Speakers | None = None) -> str:
     """A candidate as the agent reads it: a record with its date and speaker, a block as plain text."""
     if hit.kind == "source":
         from ..search.corpus import record_parts
 
         date, speaker, content = record_parts(hit.text)
+        speaker, content = (speakers or Speakers(None)).named(hit.block_id, speaker, content)
         head = ", ".join(part for part in (date, speaker) if part)
         return f"- {head}: {content}" if head else f"- {content}"
     return "- " + " ".join(plain_memory(hit.text).split())
 
 
-def item_lines(hit: "Hit") -> list[str]:
+def item_lines(hit: "Hit", speakers: Speakers | None = None) -> list[str]:
     """An item's line, and for a block its reference line (for `memory_get`)."""
-    return [render_item(hit), f"({REFERENCE}{hit.block_id})"] if hit.kind == "block" else [render_item(hit)]
+    line = render_item(hit, speakers)
+    return [line, f"({REFERENCE}{hit.block_id})"] if hit.kind == "block" else [line]
 
 
-def render_lines(items: list["Hit"]) -> list[str]:
-    return [line for hit in items for line in item_lines(hit)]
-
+def render_lines(items: list["Hit"], speakers: Speakers | None = None) -> list[str]:
+    return [line for hit in items for line in item_lines(hit, speakers)]

@@ -63,11 +63,12 @@ def count_ahead(state_dir: Path) -> None:
     """After a write: refresh the search models and vectors, and count every candidate's line,
     so that the next prompt's recall only loads what is saved."""
     from ..search import SearchIndex
-    from .recall_text import item_lines
+    from .recall_text import Speakers, item_lines
 
     memory = StatePaths(Path(state_dir)).memory
     index = SearchIndex(memory)
     index.prepare()
     counts = LineTokens(memory)
-    counts.text([line for hit in index.candidates() for line in item_lines(hit)])
+    speakers = Speakers(Path(state_dir))
+    counts.text([line for hit in index.candidates() for line in item_lines(hit, speakers)])
     counts.save()

@@ -80,3 +80,27 @@ def test_records_given_earlier_in_the_session_are_skipped(tmp_path: Path):
     assert "Lisbon" in recalled(state, "Where did the sister move?", "s1")
     assert "Lisbon" not in recalled(state, "Where did the sister move?", "s1")
     assert "Lisbon" in recalled(state, "Where did the sister move?", "s2")
+
+
+def test_a_sessions_turns_are_shown_with_the_names_of_who_spoke(tmp_path: Path):
+    """The archive labels a session's turns "Owner" and "agent/main": the injected record names
+    the person, from the session's speakers or from an imported turn's "Name: "."""
+    from scriptorium.core.memory.sources import archive_path, session_record
+    from scriptorium.core.sessions.store import SessionStore
+
+    state = tmp_path / "state"
+    store = SessionStore(state)
+    sid = store.create_session("chat", session_id="s01", speakers={"user": "Caroline", "assistant": "Melanie"})
+    turns = [session_record(sid, "n1", "user", "I adopted a puppy named Rex.", 1683554160.0),
+             session_record(sid, "n2", "assistant", "Rex is a lovely name for a beagle.", 1683554161.0),
+             session_record("cc-imported", "n1", "user", "Jon: I opened a dance studio downtown.", 1683554162.0)]
+    for thread in (turns[:2], turns[2:]):
+        archive = state / "memory" / archive_path(thread[0].source_id)
+        archive.parent.mkdir(parents=True, exist_ok=True)
+        archive.write_text(MARKER + "\n\n" + "\n".join(t.render() for t in thread), encoding="utf-8")
+    (state / "memory" / "topics").mkdir()
+    text = recalled(state, "puppy Rex beagle dance studio", "s1")
+    assert "- 2023-05-08, Caroline: I adopted a puppy named Rex." in text
+    assert "- 2023-05-08, Melanie: Rex is a lovely name for a beagle." in text
+    assert "- 2023-05-08, Jon: I opened a dance studio downtown." in text
+    assert "Owner" not in text and "agent/main" not in text
