@@ -10,7 +10,7 @@ of BM25+ on it, and a weak signal adds little instead of a whole rank's worth.
 
 The weights were chosen on three of LoCoMo's five development conversations (26, 30,
 41) and checked on the other two (42, 43), bench/RESULTS.md: `search` top 5 against
-BM25 alone on the same memory 1.16x (tuning) and 1.14x (held out), where reciprocal rank
+plain BM25 over the blocks 1.15x (tuning) and 1.14x (held out), where reciprocal rank
 fusion gave 1.00x.
 """
 

@@ -5,7 +5,7 @@ group; "when" and "did" occur in thousands of chat turns that have nothing to do
 and BM25+ still gives them weight (the index keeps them: a statement's "did" can matter
 when it is typed as a keyword). So a query drops question words, auxiliaries and
 pronouns, unless nothing else is left. Measured on LoCoMo's tuning conversations,
-`search` top 5 by words alone: 0.724 -> 0.740 (bench/hook_recall.py).
+`search` top 5 by words alone: 0.724 -> 0.740 (bench/RESULTS.md).
 """
 
 from __future__ import annotations
