@@ -280,39 +280,74 @@ def purge(state_dir: Path, scrub: Scrubber, report: PurgeReport, *, backup: bool
     if backup:
         report.backup = str(_backup(state_dir, report))
     paths.runtime.mkdir(parents=True, exist_ok=True)
-    with write_lock(paths.runtime, LOCK_TIMEOUT_S), contextlib.ExitStack() as locks:
-        touched = {_session_of(p.path) for p in report.files} | {_session_of(r.path) for r in report.repositories}
-        for rel in sorted(s for s in touched if s is not None):
-            session = SessionPaths(state_dir / rel)
-            session.runtime.mkdir(exist_ok=True)
-            locks.enter_context(FileLock(str(session.lock), timeout=LOCK_TIMEOUT_S))
-            _commit_leftovers(state_dir / rel)  # marks await their commit: the rewrite must keep them
-        renames: dict[str, str] = {}
-        for repo in report.repositories:
-            topics_renamed = state_dir / repo.path == paths.memory and bool(report.renames)
-            rewritten = _rewrite_history(state_dir / repo.path, scrub, rename=topics_renamed)
-            renames.update(rewritten)
-            if state_dir / repo.path == paths.memory:
-                save_commit_map(paths.runtime, rewritten)
-        for place in report.files:
-            path = state_dir / place.path
-            if not path.exists():
-                continue
-            if place.action == "delete":
-                path.unlink()
-            elif place.action == "rewrite":
-                new = scrub.bytes(path.read_bytes())
-                if new is not None:
-                    _rewrite_file(path, new)
-        if renames:
-            _map_commits(paths.runtime, renames)
-        _audit(state_dir, report)
-    if record and scrub.tags and paths.memory_git.is_dir():
-        record_purge(state_dir, scrub.tags)
-    report.problems = [f"{name}: the name holds it and is not renamed (only topic files are)"
-                       for name in report.names_left] + workspace_problems(state_dir)
+    edits: dict[Path, dict[str, bytes | None]] = {}  # repository -> its edits in progress, put back at the end
+    try:
+        with write_lock(paths.runtime, LOCK_TIMEOUT_S), contextlib.ExitStack() as locks:
+            touched = {_session_of(p.path) for p in report.files} | {_session_of(r.path) for r in report.repositories}
+            for rel in sorted(s for s in touched if s is not None):
+                session = SessionPaths(state_dir / rel)
+                session.runtime.mkdir(exist_ok=True)
+                locks.enter_context(FileLock(str(session.lock), timeout=LOCK_TIMEOUT_S))
+                _commit_leftovers(state_dir / rel)  # marks await their commit: the rewrite must keep them
+            renames: dict[str, str] = {}
+            for repo in report.repositories:
+                is_memory = state_dir / repo.path == paths.memory
+                edits[state_dir / repo.path] = _edits_in_progress(state_dir / repo.path)
+                rewritten = _rewrite_history(state_dir / repo.path, scrub, rename=is_memory and bool(report.renames))
+                renames.update(rewritten)
+                if is_memory:
+                    save_commit_map(paths.runtime, rewritten)
+            for place in report.files:
+                path = state_dir / place.path
+                if not path.exists():
+                    continue
+                if place.action == "delete":
+                    path.unlink()
+                elif place.action == "rewrite":
+                    new = scrub.bytes(path.read_bytes())
+                    if new is not None:
+                        _rewrite_file(path, new)
+            if renames:
+                _map_commits(paths.runtime, renames)
+            _audit(state_dir, report)
+        if record and scrub.tags and paths.memory_git.is_dir():
+            record_purge(state_dir, scrub.tags)
+        # checked before the edits in progress return: they are a person's, not the purge's to validate
+        report.problems = [f"{name}: the name holds it and is not renamed (only topic files are)"
+                           for name in report.names_left] + workspace_problems(state_dir)
+    finally:
+        for where, found in edits.items():
+            _restore_edits(where, found, scrub)
     report.done = True
     return report
+
+
+def _edits_in_progress(repo: Path) -> dict[str, bytes | None]:
+    """Tracked files changed in the work tree and not committed (a topic open in an editor):
+    path -> bytes on disk, None when deleted. The history rewrite checks the tree out anew,
+    which would throw them away."""
+    listing = subprocess.run(["git", "-C", str(repo), "-c", "core.quotepath=off", "status", "--porcelain=v1",
+                              "-z", "--untracked-files=no", "--no-renames"], capture_output=True).stdout
+    edits: dict[str, bytes | None] = {}
+    for item in listing.split(b"\0"):
+        if len(item) < 4:
+            continue
+        path = item[3:].decode("utf-8", "surrogateescape")
+        on_disk = repo / path
+        edits[path] = on_disk.read_bytes() if on_disk.is_file() else None
+    return edits
+
+
+def _restore_edits(repo: Path, edits: dict[str, bytes | None], scrub: Scrubber) -> None:
+    """Put the edits in progress back after the rewrite, scrubbed like everything else and
+    under their new names where purge renamed the file; still uncommitted."""
+    for path, data in edits.items():
+        target = repo / scrub.renamed.get(path, path)
+        if data is None:
+            target.unlink(missing_ok=True)
+            continue
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(scrub.bytes(data) or data)  # the tree checkout just wrote this file: no one else's bytes
 
 
 def _commit_leftovers(d: Path) -> None:

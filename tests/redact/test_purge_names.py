@@ -175,3 +175,28 @@ def test_a_pattern_matching_an_id_is_refused_and_changes_nothing(run, tmp_path) 
     assert everything(state) == before
     assert run("get", bid)[0] == 0
     assert healthy(run) == []
+
+
+def test_edits_in_progress_in_memory_outlive_the_history_rewrite(run, tmp_path) -> None:
+    """Before: the history rewrite checked the work tree out anew (git-filter-repo's reset),
+    so a topic changed in an editor and not yet saved lost the change: a person's unsaved
+    edit gone, with purge reporting done. Now it is kept as it was (scrubbed, if it holds
+    the secret too), still uncommitted."""
+    state: Path = run.state
+    save(run, tmp_path, "ops.md", "# Ops\n\nThe vault opens at nine.\n")
+    save(run, tmp_path, "keys.md", f"# Keys\n\nThe vault code is {SECRET} this week.\n")
+    topics = state / "memory" / "topics"
+    edited = (topics / "ops.md").read_text() + "\nA hand note, not saved yet.\n"
+    (topics / "ops.md").write_text(edited)
+    keys = (topics / "keys.md").read_text() + f"\nAlso written down by hand: {SECRET}.\n"
+    (topics / "keys.md").write_text(keys)
+
+    code, done, out = run("purge", "--text", SECRET, "--yes", "--json")
+    assert code == 0 and done["done"], out
+    assert (topics / "ops.md").read_text() == edited
+    kept = (topics / "keys.md").read_text()
+    assert SECRET not in kept and "Also written down by hand" in kept
+    assert SECRET not in everything(state).decode("utf-8", "replace")
+    status = subprocess.run(["git", "-C", str(state / "memory"), "status", "--porcelain", "--", "topics"],
+                            capture_output=True, text=True, check=True).stdout
+    assert " M topics/ops.md" in status  # still the person's edit, not committed for them
