@@ -15,6 +15,7 @@ another script.
 from __future__ import annotations
 
 import json
+import os
 import random
 import re
 import subprocess
@@ -31,7 +32,8 @@ from scriptorium.core.writer.stopwords import STOPWORDS_EN_PLUS
 from locomo_shapes import write  # the offline writer over every session, then sleep: its CPU seconds
 
 QUESTIONS = Path(__file__).resolve().parent / "data" / "coding_questions.json"
-FIXTURES = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "transcripts"
+FIXTURES = Path(os.environ.get("SCRIPTORIUM_CODING_FIXTURES")
+                or Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "transcripts")
 TOP_K = 5
 _MARKS = re.compile(r"\[\^[^\]]*\]|(?<=\s)\^[0-9a-f]{8}\b")
 _HEX = re.compile(r"^[0-9a-f]{6,}$")

@@ -27,6 +27,7 @@ MAX_BLOCK_SENTENCES = 6  # a block of notes sharing a subject
 MAX_BLOCK_WORDS = 80
 MAX_THREAD_SENTENCES = 16
 MAX_THREAD_WORDS = 240
+THREAD_GAP = 3  # turns between two notes of one thread block
 MAX_SENTENCE_CHARS = 400
 MIN_CONTENT_WORDS = 2
 MIN_WORK_WORDS = 5  # words of a note in a working session, unless it names a path, a number or code
@@ -37,7 +38,10 @@ _DOT = "\ue000"  # a private-use character stands for a dot inside a name while 
 _LIST_MARK = re.compile(r"^\s*(?:[-*+•]|\d+[.)]|#{1,6})\s+")
 _WORD = re.compile(r"[\w'’]+")
 _FILLER_INSIDE = re.compile(r"\s*(?::\)|:D|:\(|;\)|\b(?:really|just|totally|definitely|actually|absolutely|truly|"
-                            r"basically|literally|super|pretty much)\b)(?=[\s,.!?])", re.I)
+                            r"basically|literally|super|pretty much)\b)(?=[\s,.!?])"
+                            , re.I)
+_INTENSIFIER = re.compile(r"\b(is|was|am|are|were|be|feel|feels|felt|looks?|seems?|sounds?|got|get) (?:so|very) (?=\w)",
+                          re.I)  # "it was so powerful" -> "it was powerful"
 _CONJUNCTIONS = frozenset({"so", "and", "but", "also", "then", "now", "btw", "plus", "anyway"})
 _PRONOUN_LEAD = re.compile(r"^(?:it|that|this|they|those|these|he|she|there|which|what)\b", re.I)
 _QUESTION_OPENERS = frozenset("""
@@ -291,7 +295,7 @@ def group(notes: list[Note], names: set[str], *, thread: bool = False) -> list[B
 def _continues(block: Block, note: Note, key: str, thread: bool) -> bool:
     last = block.notes[-1]
     if thread:
-        return last.core == note.core and note.turn.index - last.turn.index <= 3
+        return last.core == note.core and note.turn.index - last.turn.index <= THREAD_GAP
     return (last.core == note.core and (last.subject or last.turn.speaker) == (note.subject or note.turn.speaker)
             and (not key or not block.key) and note.turn.index - last.turn.index <= 2)
 
@@ -362,6 +366,8 @@ def _note(sentence: str, turn: Turn) -> Note | None:
         return None
     if _REACTION.match(sentence) and not _specific(sentence):  # "Sounds like a blast!": the listener's echo
         return None
+    if not turn.work and _courtesy(sentence, turn):
+        return None
     if len(words) < 4 and _PRONOUN_LEAD.match(sentence):  # "It was so powerful": says little without its context
         return None
     if sentence.endswith(("?", "？")):
@@ -380,7 +386,7 @@ def _note(sentence: str, turn: Turn) -> Note | None:
     size = len(sentence.split())
     if turn.work and not core and size < MIN_WORK_WORDS and not (size >= 3 and _specific(sentence)):
         return None  # "Stage and commit.": a fragment of a working session tells the next one nothing
-    sentence = _FILLER_INSIDE.sub("", sentence)
+    sentence = _INTENSIFIER.sub(r"\1 ", _FILLER_INSIDE.sub("", sentence))
     text, subject = _third_person(sentence, turn)
     text = resolve_dates(text, _day(turn.time))
     text = text[:1].upper() + text[1:]
@@ -397,6 +403,36 @@ _REACTION = re.compile(
     r"(?:great|awesome|amazing|cool|nice|wonderful|sweet|lovely|fantastic|incredible|inspiring|beautiful|"
     r"impressive|fun|exciting|a great|an amazing|an awesome|a wonderful)\b|^good (?:for|luck|job)|^keep (?:it up|going)|"
     r"^(?:i'm|i am) (?:so )?(?:glad|happy|proud|sorry|thrilled)|^you (?:should be|must be|deserve)|^take care", re.I)
+# People talking: what one says to keep the other company, not what happened. A wish or
+# advice ("Have fun and stay safe!", "Enjoy your day!"), thanks and praise of the other
+# ("Your friendship means so much to me"), a verdict about life in general ("Taking care
+# of ourselves is so important"), a greeting after a while ("Long time no talk!").
+_WISH = re.compile(
+    r"^(?:have|enjoy|wish|wishing|stay|take care|keep|cherish|spill|make sure|let's|lets|tell|remember|don't|do not|"
+    r"thank|thanks|congrats|congratulations|hope|hang in|feel free|give|trust|believe|be|treat|stick|catch|reach|"
+    r"talk|appreciate|good luck|best of luck|go for it|you got this|you've got this|you can do it|can't wait|"
+    r"looking forward|long time|see you|bye|take it|hugs|sending|here's to|cheers)\b", re.I)
+_ABOUT_US = re.compile(
+    r"\b(?:friendship|means? (?:a lot|so much|the world)|meant (?:a lot|so much)|grateful (?:for|to have)|"
+    r"glad (?:to have|we|you)|thank(?:s| you) for|appreciate (?:you|it|that|your|our|the support)|"
+    r"(?:proud|happy|stoked|thrilled|excited) (?:of|for) you|you(?:'re| are) (?:so |such |really |an? )*"
+    r"(?:amazing|awesome|great|kind|strong|brave|talented|inspiring|sweet|lucky|right|welcome|the best)|"
+    r"here for you|always there for|support(?:s|ing)? (?:each other|you)|"
+    r"(?:i|we) (?:totally |completely |100% )?agree)\b", re.I)
+_VERDICT = re.compile(
+    r"^(?!.*\b(?:i|my|me|we|our|you|your)\b)[^,;:]{0,60}?\b(?:is|are|'s|can be|must be) (?:so |really |very |super |"
+    r"truly |just |such |a |an |the )*(?:important|key|special|the best|worth it|everything|amazing|awesome|great|"
+    r"inspiring|powerful|tough|hard|huge|vital|essential|necessary|beautiful|wonderful|precious|fun|cool)\b", re.I)
+
+
+def _courtesy(sentence: str, turn: Turn) -> bool:
+    """A sentence of company rather than content, between people talking (see above)."""
+    said = sentence.replace("’", "'")
+    if said.endswith(("?", "？")):  # a question asks; the answer tells (an answer too short alone takes it along)
+        return True
+    return bool(_WISH.match(said) or _ABOUT_US.search(said) or _VERDICT.match(said) and not _specific(said))
+
+
 def _is_rule(sentence: str) -> bool:
     """A standing rule or preference of the user's (never a question, an apology, or a
     sentence about "this"/"that" the reader of the core cannot see)."""
@@ -572,11 +608,13 @@ def _inflect(verb: str) -> str:
 
 # -- when ------------------------------------------------------------------------------------
 
+_WEEKDAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 _UNITS = {"day": 1, "days": 1, "week": 7, "weeks": 7}
 _COUNTS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "few": 3, "couple of": 2}
 _RELATIVE = re.compile(
     r"\b(?:(?P<prep>since|until|till|from|by|before|after|on|in|of)\s+)?(?P<when>yesterday|today|tonight|tomorrow|"
-    r"last night|this (?:morning|afternoon|evening)|(?:last|this|next) (?:week|weekend|month|year)|"
+    r"last night|this (?:morning|afternoon|evening)|(?:last|this|next) (?:week|weekend|month|year)|last (?P<weekday>mon|tue|"
+    r"wed|thu|fri|sat|sun)(?:day|sday|nesday|rsday|urday)?|"
     r"(?P<count>\d+|an?|one|two|three|four|five|six|few|couple of) (?P<unit>days?|weeks?|months?|years?) ago)\b", re.I)
 
 
@@ -614,6 +652,9 @@ def resolve_dates(text: str, day: date | None) -> str:
                 said = f"in {_month(day, -count)}"
             else:
                 said = f"in {day.year - count}"
+        elif m.group("weekday"):  # "last Saturday": the Saturday before the turn's day
+            back = (day.weekday() - _WEEKDAYS.index(m.group("weekday").casefold())) % 7 or 7
+            said = f"on {spoken_date(day - timedelta(days=back))}"
         elif when in ("yesterday", "last night"):
             said = f"on {spoken_date(day - timedelta(days=1))}"
         elif when in ("today", "tonight") or when.startswith("this ") and when.split()[1] in ("morning", "afternoon",

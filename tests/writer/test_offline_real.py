@@ -197,3 +197,30 @@ def test_sleep_merges_topics_about_the_same_subject(tmp_path):
     after = _topics(store)
     assert not ({"theme.md", "themes.md"} <= set(after)), list(after)
     assert {b for bs in after.values() for b in bs} == before  # nothing lost, nothing doubled
+
+
+def test_people_talking_keep_what_happened_not_the_company_they_keep(tmp_path):
+    """LoCoMo conversation 26, session 2 (25 May 2023, a Thursday), as the speakers said it:
+    a question, a wish, thanks and praise of the other, a verdict about life in general
+    are no blocks; the events are, dated ("last Saturday" is 20 May 2023)."""
+    from datetime import datetime, timezone
+
+    store = SessionStore(tmp_path / "state")
+    sid = store.create_session("LoCoMo 26/2", speakers={"user": "Caroline", "assistant": "Melanie"})
+    start = datetime(2023, 5, 25, 13, 14, tzinfo=timezone.utc).timestamp()
+    said = [("assistant", "Hey Caroline, since we last chatted, I've had a lot of things happening to me. I ran a "
+                          "charity race for mental health last Saturday – it was really rewarding."),
+            ("user", "That charity race sounds great, Mel! Making a difference & raising awareness for mental health "
+                     "is super rewarding - I'm really proud of you for taking part!"),
+            ("assistant", "Thanks, Caroline! Taking care of ourselves is so important. What made you pick them?"),
+            ("user", "I chose them 'cause they help LGBTQ+ folks with adoption. Your friendship means so much to me."),
+            ("assistant", "Have fun and stay safe!")]
+    with store.batch(sid, message="locomo"):
+        for i, (role, text) in enumerate(said):
+            store.append(sid, role, text, node_id=f"D2-{i + 1}", created_at=start + i)
+    topics = _written(store, sid)
+    text = "\n".join(b for bs in topics.values() for b in bs)
+    assert "Melanie ran a charity race for mental health on 20 May 2023" in text, text
+    assert "Caroline chose them 'cause they help LGBTQ+ folks with adoption." in text
+    for company in ("stay safe", "friendship", "so important", "What made", "proud of"):
+        assert company not in text, (company, text)
