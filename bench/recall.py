@@ -172,7 +172,7 @@ def run_coding() -> dict:
         built = coding_set.build(state)
         cpu = coding_set.write(built, state)
         summary = {**coding_set.evaluate(built, state), "write_cpu_s": round(cpu, 2)}
-        sample = coding_set.sample_blocks(state, 10)
+        sample = coding_set.sample_blocks(state, 24)
     print("coding transcripts" + (f" (missing: {', '.join(built.missing)})" if built.missing else ""))
     print(f"  {summary['questions']} questions: memory found@5 {summary['memory_found5']:.3f}, raw at equal words "
           f"{summary['raw_found_equal_words']:.3f} ({summary['ratio']}x); memory/transcript words "

@@ -69,7 +69,8 @@ _STATUS = re.compile(
     r"complete[ds]?|done|updated|created|applied|saved|written|fine|ok|works?|working|compiles?|ran)\b|"
     r"^(?:all green|clean compile|compiles clean|no (?:new )?(?:errors|issues|warnings|failures)|pushed|committed|"
     r"done|expected|still compiling|progress|almost done)\b", re.I)
-_DONE = re.compile(r"\b(?:done|closed|pushed|committed|merged|finished|passing|found \d+|running now|\d+ of \d+|\d+ (?:tests?|doctests?|failures?|"
+_DONE = re.compile(r"\b(?:done|closed|pushed|committed|merged|finished|passing|found \d+|running now|uncommitted|"
+                   r"unstaged|untracked|is running|is building|\d+ of \d+|\d+ (?:tests?|doctests?|failures?|"
                    r"errors?|warnings?))\b", re.I)
 # an imperative addressed to itself: the agent's plan, step by step
 _STEP = re.compile(
@@ -336,7 +337,7 @@ def _sentences(text: str) -> list[str]:
 
     text = _FENCE.sub(" ", text)
     out: list[str] = []
-    for line in text.splitlines():
+    for line in _unwrapped(text.splitlines()):
         line = line.strip()
         if not line or line.startswith(_NOT_PROSE) or _HEADER_LINE.match(line) or _STACK_FRAME.match(line):
             continue
@@ -344,6 +345,21 @@ def _sentences(text: str) -> list[str]:
         language = "zh" if re.search("[\u3040-\u30ff\u4e00-\u9fff]", line) else "en"
         guarded = _DOTTED.sub(lambda m: m.group(0).replace(".", _DOT), line)  # Spotter.Telemetry.Otel is one word
         out.extend(s.strip().replace(_DOT, ".") for s in segment(language, guarded) if s.strip())
+    return out
+
+
+def _unwrapped(lines: list[str]) -> list[str]:
+    """A hard-wrapped paragraph is one line again: a line that goes on in lower case after a
+    line ending mid-sentence continues it ("Invalid themes no longer crash the" / "app.")."""
+    out: list[str] = []
+    for line in lines:
+        bare = line.strip()
+        if (out and bare[:1].islower() and len(out[-1].strip()) >= 60  # wrapped at a column, not a list of lines
+                and not out[-1].rstrip().endswith((".", "!", "?", ":", ";"))
+                and not out[-1].lstrip().startswith(_NOT_PROSE) and not _LIST_MARK.match(line)):
+            out[-1] = out[-1].rstrip() + " " + bare
+        else:
+            out.append(line)
     return out
 
 
@@ -386,6 +402,11 @@ def _note(sentence: str, turn: Turn) -> Note | None:
     size = len(sentence.split())
     if turn.work and not core and size < MIN_WORK_WORDS and not (size >= 3 and _specific(sentence)):
         return None  # "Stage and commit.": a fragment of a working session tells the next one nothing
+    if turn.work and not core and (sentence.count("\\n") >= 2
+                                   or size <= 7 and not _VERBISH.search(sentence)
+                                   and not re.search(r"[`/_]|\w\.\w|(?<![A-Za-z])\d", sentence)
+                                   and not re.search(r"[,;]", sentence)):
+        return None  # a log pasted with its escapes, or no clause at all ("E2E testing checklist at the end.")
     sentence = _INTENSIFIER.sub(r"\1 ", _FILLER_INSIDE.sub("", sentence))
     text, subject = _third_person(sentence, turn)
     text = resolve_dates(text, _day(turn.time))
@@ -478,6 +499,7 @@ def _working_step(sentence: str) -> bool:
 
 
 _PATH_TOKEN = re.compile(r"^['\"`(]?(?:/|~/|\./|https?://|[A-Za-z]:\\)")
+_JSON_PAIR = re.compile(r'"[\w-]+":\s*["{\[\d]')
 _CODE_CHARS = re.compile(r"[{}();=<>$\\]")  # brackets are prose's too: markdown, markup, citations
 
 
@@ -487,6 +509,8 @@ def _code_like(sentence: str) -> bool:
     tokens = sentence.split()
     paths = sum(len(t) for t in tokens if _PATH_TOKEN.match(t))
     if paths > 0.6 * len(sentence):  # a pasted path or URL alone
+        return True
+    if _JSON_PAIR.search(sentence):  # a record pasted: '"type":"message","timestamp":...'
         return True
     codey = sum(1 for t in tokens if _CODE_CHARS.search(t.strip("`")) or t.startswith("--"))
     spans = re.findall(r"`([^`]*)`", sentence)

@@ -147,6 +147,9 @@ def test_speakers_are_right_when_turns_begin_with_names(tmp_path):
     "Stage and commit.",
     "Now add the route and the Review button in the dashboard.",
     "/dynamic-border.js` (the shared one).",  # a piece of a line cut inside code: no sentence
+    "Claude has uncommitted changes from spotter-4te.3 (controller instrumentation).",  # git status (spotter)
+    "E2E testing checklist at the end.",  # no clause (pi-mono)
+    'Error: 400 {"type":"error","error":{"type":"invalid_request_error","message":"messages.236 was rejected"}}',
 ])
 def test_working_steps_never_become_blocks(tmp_path, said):
     store = SessionStore(tmp_path / "state")
