@@ -171,13 +171,17 @@ def check_state(state_dir: Path) -> Check:
 def check_memory(state_dir: Path) -> Check:
     """The workspace as a whole validates: what a transaction checks of what it installs,
     checked of everything there (a hand edit, an interrupted install, a purge gone wrong)."""
-    from ..memory.check import workspace_problems
+    from ..memory.check import edits_in_progress, workspace_problems
 
     if not StatePaths(state_dir).memory_git.is_dir():
         return Check("memory", True, "no memory yet")
-    problems = workspace_problems(state_dir)
+    edits = edits_in_progress(state_dir)
+    problems = workspace_problems(state_dir, edits_in_progress=edits)
     if not problems:
-        return Check("memory", True, "validates: every topic parses, ids are unique, links and citations resolve")
+        pending = (f"; edits in progress, not saved yet (checked when saved: `scriptorium topic save` or "
+                   f"ctrl+s in the app): {', '.join(edits[:SHOWN_PROBLEMS])}" if edits else "")
+        return Check("memory", True, "validates: every topic parses, ids are unique, links and citations resolve"
+                     + pending, {"edits_in_progress": edits} if edits else {})
     shown = "; ".join(problems[:SHOWN_PROBLEMS])
     more = f"; and {len(problems) - SHOWN_PROBLEMS} more" if len(problems) > SHOWN_PROBLEMS else ""
     return Check("memory", False, f"{len(problems)} problem(s): {shown}{more}", {"problems": problems})

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+from collections.abc import Collection
 from pathlib import Path
 
 from ..paths import StatePaths
@@ -18,8 +19,9 @@ from .topics import UNUSED_DEFINITION, parse_cached, resolve_topic_link
 from .workspace import Workspace
 
 
-def workspace_problems(state_dir: Path) -> list[str]:
-    """Everything wrong with the workspace; [] = it validates."""
+def workspace_problems(state_dir: Path, *, edits_in_progress: Collection[str] = ()) -> list[str]:
+    """Everything wrong with the workspace; [] = it validates. Topics named in
+    `edits_in_progress` (`topics/x.md`: changed by a person, not yet saved) are left out."""
     paths = StatePaths(Path(state_dir))
     root = paths.memory
     if not (root / ".git").is_dir():
@@ -27,13 +29,15 @@ def workspace_problems(state_dir: Path) -> list[str]:
     out = []
     if (paths.runtime / install.JOURNAL).exists() or (root / install.BACKUP).exists():
         out.append("an interrupted install is left (journal or backup)")
-    status = _disagreements(root)
+    status = _disagreements(root, skip=edits_in_progress)
     if status:
         out.append(f"git disagrees with the files: {status[:300]!r}")
     ws = Workspace(state_dir)
     docs = {rel: parse_cached(rel, ws.read_topic(rel) or "") for rel in ws.topic_paths()}
     homes: dict[str, str] = {}
     for rel, doc in docs.items():
+        if f"topics/{rel}" in edits_in_progress:
+            continue
         out += [f"topics/{rel}:{i.line}: {i.rule}: {i.message}" for i in doc.issues if i.rule != UNUSED_DEFINITION]
         for bid, line in doc.block_ids:
             if bid in homes:
@@ -65,10 +69,24 @@ def _ancestor(root: Path, older: str, newer: str) -> bool:
                           capture_output=True).returncode == 0
 
 
-def _disagreements(root: Path) -> str:
+def edits_in_progress(state_dir: Path) -> list[str]:
+    """Topic files a person changed or added in the work tree and has not saved through
+    Scriptorium (`topics/x.md`): work of theirs, not damage (a deleted topic is not one)."""
+    root = StatePaths(Path(state_dir)).memory
+    raw = subprocess.run(["git", "-C", str(root), "-c", "core.quotepath=off", "status", "--porcelain", "-z",
+                          "--untracked-files=all", "--no-renames", "--", "topics"], capture_output=True).stdout
+    out = []
+    for entry in (e.decode("utf-8", "surrogateescape") for e in raw.split(b"\0") if e):
+        code, path = entry[:2], entry[3:]
+        if "D" not in code and path.endswith(".md") and name_problem(path[len("topics/"):]) is None:
+            out.append(path)
+    return out
+
+
+def _disagreements(root: Path, skip: Collection[str] = ()) -> str:
     """`git status --porcelain`, less the untracked files memory skips for their names
     (names.py: `.trash/old.md`, a name that is not UTF-8): never installed, so never
-    committed, and no sign of a broken workspace."""
+    committed, and no sign of a broken workspace; less the paths in `skip`."""
     raw = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "-z", "--untracked-files=all"],
                          capture_output=True).stdout
     entries = [e.decode("utf-8", "surrogateescape") for e in raw.split(b"\0") if e]
@@ -79,6 +97,8 @@ def _disagreements(root: Path) -> str:
             continue
         code, path = entry[:2], entry[3:]
         skip_next = code[0] in "RC"
+        if path in skip:
+            continue
         if code == "??" and path.startswith("topics/") and name_problem(path[len("topics/"):]) is not None:
             continue
         kept.append(f"{code} {printable(path)}")
