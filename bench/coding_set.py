@@ -33,7 +33,7 @@ from locomo_shapes import write  # the offline writer over every session, then s
 
 QUESTIONS = Path(__file__).resolve().parent / "data" / "coding_questions.json"
 FIXTURES = Path(os.environ.get("SCRIPTORIUM_CODING_FIXTURES")
-                or Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "transcripts")
+                or Path(__file__).resolve().parent / "data")  # data/coding/: the transcripts, SOURCES.md says whose
 TOP_K = 5
 _MARKS = re.compile(r"\[\^[^\]]*\]|(?<=\s)\^[0-9a-f]{8}\b")
 _HEX = re.compile(r"^[0-9a-f]{6,}$")
