@@ -5,15 +5,18 @@ app opener for the two cases that open the app (no command, and `demo` without
 `--no-tui`), and a server for `serve` (the app in a browser). Each imports Textual
 or textual-serve only when it is called, so a command such as `scriptorium session
 list` never pays for it.
+An agent's hook call (`--state DIR hook AGENT EVENT`, as install writes it) goes
+in even more directly, without the CLI's parser (`core.agents.hook_entry`).
 """
 
 from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
-from pathlib import Path
+from typing import TYPE_CHECKING
 
-from scriptorium.core.cli import main as cli_main
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 def open_app(state_dir: Path) -> int:
@@ -31,6 +34,14 @@ def serve_app(state_dir: Path, host: str, port: int, token: str | None) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    from scriptorium.core.agents.hook_entry import main as hook_main
+
+    code = hook_main(argv)  # an agent's hook: straight in, without the CLI around it
+    if code is not None:
+        return code
+    from scriptorium.core.cli import main as cli_main
+
     return cli_main(argv, open_app=open_app, serve_app=serve_app)
 
 

@@ -19,8 +19,6 @@ import the same transcript at once.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -60,17 +58,12 @@ def spawn(ev: HookEvent, state_dir: Path) -> int:
     """`scriptorium hook … --foreground` in a new session, the payload on its stdin."""
     payload = {"session_id": ev.session_id, "cwd": ev.cwd, "reason": ev.reason,
                "transcript_path" if ev.agent != "pi" else "session_file": ev.transcript}
-    argv = [sys.executable, "-m", "scriptorium.core.cli", "--state", str(state_dir), "hook", ev.agent,
+    argv = ["-m", "scriptorium.core.cli", "--state", str(state_dir), "hook", ev.agent,
             ev.event if ev.agent != "pi" else "session-shutdown", "--foreground"]
-    process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                               start_new_session=True, close_fds=True)
-    assert process.stdin is not None
-    try:  # a few hundred bytes: the pipe's buffer takes them whether or not the job reads yet
-        process.stdin.write(json.dumps(payload).encode("utf-8"))
-        process.stdin.close()
-    except OSError:
-        pass  # the job died at once; it logs nothing, and the next turn's job imports the transcript
-    return process.pid
+    from .detach import spawn as detached
+
+    # a job that dies at once logs nothing, and the next turn's job imports the transcript
+    return detached(argv, stdin=json.dumps(payload).encode("utf-8"))
 
 
 REBUILD_MARK = "search-rebuild.started"
@@ -92,9 +85,9 @@ def spawn_index_refresh(state_dir: Path) -> bool:
     code = ("import sys, os\nfrom scriptorium.core.agents.recall_tokens import count_ahead\n"
             "try:\n    count_ahead(sys.argv[1])\nfinally:\n"
             "    try:\n        os.unlink(sys.argv[2])\n    except OSError:\n        pass\n")
-    subprocess.Popen([sys.executable, "-c", code, str(state_dir), str(mark)],
-                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                     start_new_session=True, close_fds=True)
+    from .detach import spawn as detached
+
+    detached(["-c", code, str(state_dir), str(mark)])
     return True
 
 

@@ -192,6 +192,11 @@ def main(argv: Sequence[str] | None = None, open_app: AppOpener | None = None,
     `python -m scriptorium.core.cli` runs every command but cannot open the app.
     """
     argv = sys.argv[1:] if argv is None else list(argv)
+    from ..agents.hook_entry import main as hook_main
+
+    hooked = hook_main(argv)  # an agent's hook, as install writes it: answered without the parser
+    if hooked is not None:
+        return hooked
     code = _run(argv, open_app, serve_app)
     return 0 if _command_of(argv) in NEVER_FAILS else code
 
