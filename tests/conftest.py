@@ -23,6 +23,9 @@ TERMINAL_SIZE = (140, 40)
 
 os.environ["TZ"] = "UTC"  # times in snapshots must not depend on the machine's zone
 time.tzset()
+# No warm recall process outlives a test's state: recall runs in the hook's own process,
+# except in the tests of the warm process itself (tests/agents/test_recall_warm.py).
+os.environ["SCRIPTORIUM_RECALL_WARM"] = "0"
 
 
 class TopLevelSnapshotExtension(SVGImageExtension):

@@ -98,7 +98,11 @@ def _payload(raw: bytes) -> dict[str, Any]:
 def _dispatch(module: ModuleType, ev: HookEvent, state_dir: Path, call: HookCall, foreground: bool) -> str:
     if ev.event in ("session-start", "subagent-start"):  # a sub-agent starts from an empty context too
         reset = ev.event == "subagent-start" or ev.source in _RESET_SOURCES or ev.source is None
-        return module.output(ev.event, _core(state_dir, ev, call, reset=reset))
+        core = _core(state_dir, ev, call, reset=reset)
+        from .recall_server import ensure
+
+        ensure(state_dir)  # warm for the session's first prompt
+        return module.output(ev.event, core)
     if ev.event == "user-prompt-submit":
         return module.output(ev.event, _recall(state_dir, ev, call))
     if ev.event == "before-agent-start":  # pi: the core for the system prompt, and recall, every prompt
@@ -133,20 +137,27 @@ def _core(state_dir: Path, ev: HookEvent, call: HookCall, *, reset: bool) -> str
 
 
 def _recall(state_dir: Path, ev: HookEvent, call: HookCall) -> str:
-    from .recall import recall_for_prompt
+    from .recall_server import ask
     from .seen import add_seen, seen_blocks
 
     seen = seen_blocks(state_dir, ev.agent, ev.session_id) if ev.session_id else set()
-    found = recall_for_prompt(state_dir, ev.prompt, seen)
-    call.detail.update(recall=found.reason, hits=found.hits, recall_chars=len(found.text),
-                       recall_tokens=found.tokens, skipped_seen=found.skipped_seen)
-    if found.text:
-        call.detail["recall_text"] = found.text
-    if ev.session_id and found.blocks:
-        add_seen(state_dir, ev.agent, ev.session_id, found.blocks)
-    if not found.text and ev.event == "user-prompt-submit":
+    found, via = ask(state_dir, ev.prompt, seen) if ev.prompt.strip() else (None, "cold (no prompt)")
+    if found is None:  # no warm process to ask: the same recall here
+        from dataclasses import asdict
+
+        from .recall import recall_for_prompt
+
+        found = asdict(recall_for_prompt(state_dir, ev.prompt, seen))
+    text, hits = found["text"], found["hits"]
+    call.detail.update(recall=found["reason"], hits=hits, recall_chars=len(text), recall_tokens=found["tokens"],
+                       skipped_seen=found["skipped_seen"], recall_via=via)
+    if text:
+        call.detail["recall_text"] = text
+    if ev.session_id and hits:
+        add_seen(state_dir, ev.agent, ev.session_id, [h["block_id"] for h in hits])  # Recall.blocks
+    if not text and ev.event == "user-prompt-submit":
         call.outcome = "skipped"
-    return found.text
+    return text
 
 
 def read_stdin() -> bytes:

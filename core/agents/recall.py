@@ -32,6 +32,7 @@ documents) is rebuilt by a detached process while this prompt goes without recal
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -43,7 +44,7 @@ from .recall_text import Speakers, render_lines
 from .recall_tokens import LineTokens
 
 if TYPE_CHECKING:
-    from ..search import Hit
+    from ..search import Hit, SearchIndex
 
 DEFAULTS: dict[str, Any] = {"enabled": True, "top_k": 8, "min_relevance": 1.0, "relative_floor": 0.3,
                             "min_similarity": 0.35, "budget_tokens": 500, "budget_chars": None}
@@ -107,8 +108,11 @@ def relevant(hits: list["Hit"], settings: RecallSettings) -> list["Hit"]:
 
 
 def recall_for_prompt(state_dir: Path, prompt: str, seen: set[str] | frozenset[str] = frozenset(),
-                      settings: RecallSettings | None = None) -> Recall:
-    """What to add to the agent's context for `prompt`."""
+                      settings: RecallSettings | None = None,
+                      index_for: Callable[[Path], SearchIndex] | None = None) -> Recall:
+    """What to add to the agent's context for `prompt`. `index_for(memory)`: the search
+    index of the live state's memory, kept by a long-lived caller (`recall_server`);
+    by default a fresh one, as a hook's one-shot process has nothing to keep."""
     settings = settings or RecallSettings.from_config(load_config(Path(state_dir)))
     if not settings.enabled:
         return Recall("", "off")
@@ -118,8 +122,9 @@ def recall_for_prompt(state_dir: Path, prompt: str, seen: set[str] | frozenset[s
     from ..search import SearchIndex
 
     def rank(state: Path) -> tuple[list[Hit], set[str]] | None:
-        index = SearchIndex(StatePaths(state).memory, vectorize=False)
         live = state == Path(state_dir)  # else a snapshot of an install still pending: built here, once
+        memory = StatePaths(state).memory
+        index = index_for(memory) if index_for is not None and live else SearchIndex(memory, vectorize=False)
         if index.refresh(include_sources=True, max_build=INLINE_BUILD if live else None).stale:
             return None
         hits = index.search(prompt, top_k=settings.top_k * _CANDIDATES + len(seen), include_sources=True,
