@@ -51,18 +51,24 @@ def main(argv: Sequence[str]) -> int | None:
 
         out = run(agent, event, read_stdin(), resolve_state_dir(state), foreground=foreground)
     except Exception as exc:  # noqa: BLE001 - run never raises; this is the state's resolution
-        _say(f"scriptorium hook {agent} {event}: {type(exc).__name__}: {exc}")
+        say(f"scriptorium hook {agent} {event}: {type(exc).__name__}: {exc}")
         return 0
+    answer(out)
+    return 0
+
+
+def answer(out: str | None) -> None:
+    """A hook's answer on stdout, for the agent to read."""
     if out:
         try:
             sys.stdout.write(out + "\n")
             sys.stdout.flush()
         except (OSError, ValueError):
             pass  # the agent stopped listening: nothing to do about it
-    return 0
 
 
-def _say(line: str) -> None:
+def say(line: str) -> None:
+    """One line on stderr: where a failure goes when the hook log cannot take it."""
     try:
         sys.stderr.write(" ".join(line.split())[:500] + "\n")
         sys.stderr.flush()

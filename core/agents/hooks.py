@@ -23,6 +23,7 @@ from typing import Any
 
 from . import hook_log
 from .event import HookEvent
+from .hook_entry import say
 from .hook_log import HookCall
 
 AGENTS = ("claude-code", "codex", "pi")
@@ -73,17 +74,10 @@ def run(agent: str, event_name: str, raw: bytes, state_dir: Path, *, foreground:
     call.ms = round((time.perf_counter() - started) * 1000, 2)
     if not hook_log.append(Path(state_dir), call) and call.outcome == "error":
         said = hook_log.redacted(Path(state_dir), {"error": call.error, "event": event_name})
-        _say(f"scriptorium hook {agent} {said.get('event')}: {said.get('error')} (and the hook log cannot be written)")
+        say(f"scriptorium hook {agent} {said.get('event')}: {said.get('error')} (and the hook log cannot be written)")
     return out
 
 
-def _say(line: str) -> None:
-    """One line on stderr: where a failure goes when the hook log cannot take it."""
-    try:
-        sys.stderr.write(" ".join(line.split())[:500] + "\n")
-        sys.stderr.flush()
-    except (OSError, ValueError):
-        pass
 
 
 def _payload(raw: bytes) -> dict[str, Any]:

@@ -7,7 +7,6 @@ Reads the hook's JSON from stdin, prints the agent's answer on stdout, always ex
 from __future__ import annotations
 
 import argparse
-import sys
 
 from .common import CliContext
 
@@ -53,13 +52,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_hook(args: argparse.Namespace, ctx: CliContext) -> int:
+    from ..agents.hook_entry import answer
     from ..agents.hooks import read_stdin, run
 
-    out = run(args.agent, args.event, read_stdin(), ctx.state_dir, foreground=args.foreground)
-    if out:
-        try:
-            sys.stdout.write(out + "\n")
-            sys.stdout.flush()
-        except (OSError, ValueError):
-            pass  # the agent stopped listening: nothing to do about it
+    answer(run(args.agent, args.event, read_stdin(), ctx.state_dir, foreground=args.foreground))
     return 0
