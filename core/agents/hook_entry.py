@@ -18,6 +18,7 @@ import sys
 from collections.abc import Sequence
 
 from .detach import ONE_THREAD
+from .hook_output import answer, say
 
 
 def parse(argv: Sequence[str]) -> tuple[str | None, str, str, bool] | None:
@@ -56,21 +57,3 @@ def main(argv: Sequence[str]) -> int | None:
     answer(out)
     return 0
 
-
-def answer(out: str | None) -> None:
-    """A hook's answer on stdout, for the agent to read."""
-    if out:
-        try:
-            sys.stdout.write(out + "\n")
-            sys.stdout.flush()
-        except (OSError, ValueError):
-            pass  # the agent stopped listening: nothing to do about it
-
-
-def say(line: str) -> None:
-    """One line on stderr: where a failure goes when the hook log cannot take it."""
-    try:
-        sys.stderr.write(" ".join(line.split())[:500] + "\n")
-        sys.stderr.flush()
-    except (OSError, ValueError):
-        pass

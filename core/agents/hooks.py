@@ -23,7 +23,7 @@ from typing import Any
 
 from . import hook_log
 from .event import HookEvent
-from .hook_entry import say
+from .hook_output import say
 from .hook_log import HookCall
 
 AGENTS = ("claude-code", "codex", "pi")

@@ -52,7 +52,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_hook(args: argparse.Namespace, ctx: CliContext) -> int:
-    from ..agents.hook_entry import answer
+    from ..agents.hook_output import answer
     from ..agents.hooks import read_stdin, run
 
     answer(run(args.agent, args.event, read_stdin(), ctx.state_dir, foreground=args.foreground))
