@@ -1,8 +1,9 @@
 """The coding-transcript set: what an engineer asks at the start of the next session.
 
 bench/data/coding_questions.json names public agent transcripts (Claude Code, Codex,
-pi; kept under ../shared/fixtures/transcripts/, sources and licences in its SOURCES.md)
-and, for each, questions with the key words of their answer. All transcripts are
+pi; kept under bench/data/coding/, sources and licences in its SOURCES.md) and, for
+each, questions with the key words of their answer, and its split: `tune` (read while
+changing the writer) or `heldout` (only measured). A split's transcripts are
 imported into one state with `scriptorium import <agent>` (as a user's memory holds
 many projects) and written by the offline writer (`finish` per session, one `sleep`).
 A question's answer is found when every key (casefolded) is in the text read: the top 5
@@ -55,13 +56,16 @@ class Built:
     missing: list[str]
 
 
-def build(state: Path, spec: Path = QUESTIONS, fixtures: Path = FIXTURES) -> Built:
-    """Every transcript of the set imported into `state` (not yet written)."""
+SPLITS = ("tune", "heldout")
+
+
+def build(state: Path, spec: Path = QUESTIONS, fixtures: Path = FIXTURES, split: str = "tune") -> Built:
+    """Every transcript of the split imported into `state` (not yet written)."""
     doc = json.loads(spec.read_text(encoding="utf-8"))
     sids: list[str] = []
     questions: list[tuple[str, list[str]]] = []
     missing: list[str] = []
-    for item in doc["transcripts"]:
+    for item in (t for t in doc["transcripts"] if t.get("split", "tune") == split):
         path = fixtures / item["file"]
         if not path.is_file():
             missing.append(item["file"])

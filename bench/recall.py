@@ -21,7 +21,8 @@ of the turns.
 Last line: {"questions", "memory_recall5", "raw_recall_equal_words",
 "memory_over_transcript_words", "write_cpu_s", "speakers_ratio"} for the speakers shape
 and the same with an "imported_" prefix (and "imported_ratio") for the imported one;
-then the coding-transcript set (bench/coding_set.py) with a "coding_" prefix. Search is
+then the coding-transcript set (bench/coding_set.py): its tune split with a "coding_" prefix, its held-out
+split with "coding_heldout_" (`--only coding-tune` or `coding-heldout` runs one). Search is
 hybrid (BM25+ fused with WordLlama similarity, as `search` ranks by default); each shape
 also reports "bm25_only_recall5" (the same memory searched by words alone) and
 "hybrid_over_bm25_only".
@@ -159,21 +160,23 @@ def main(argv: list[str]) -> int:
             result["speakers_ratio"] = summary["ratio"]
         else:
             result.update({f"{shape}_{k}": v for k, v in summary.items() if k != "questions"})
-    if "coding" in only:
-        result.update({f"coding_{k}": v for k, v in run_coding().items()})
+    # the coding set's tune split keeps the original keys; the held-out one adds "heldout_"
+    for split in (s for s in coding_set.SPLITS if "coding" in only or f"coding-{s}" in only):
+        prefix = "coding_" if split == "tune" else f"coding_{split}_"
+        result.update({f"{prefix}{k}": v for k, v in run_coding(split).items()})
     print(json.dumps(result))
     return 0
 
 
-def run_coding() -> dict:
-    """The coding-transcript set (bench/coding_set.py): its figures, and a sample of blocks."""
+def run_coding(split: str) -> dict:
+    """One split of the coding-transcript set (bench/coding_set.py): its figures, and a sample of blocks."""
     with tempfile.TemporaryDirectory() as tmp:
         state = Path(tmp) / "state"
-        built = coding_set.build(state)
+        built = coding_set.build(state, split=split)
         cpu = coding_set.write(built, state)
         summary = {**coding_set.evaluate(built, state), "write_cpu_s": round(cpu, 2)}
         sample = coding_set.sample_blocks(state, 24)
-    print("coding transcripts" + (f" (missing: {', '.join(built.missing)})" if built.missing else ""))
+    print(f"coding transcripts, {split}" + (f" (missing: {', '.join(built.missing)})" if built.missing else ""))
     print(f"  {summary['questions']} questions: memory found@5 {summary['memory_found5']:.3f}, raw at equal words "
           f"{summary['raw_found_equal_words']:.3f} ({summary['ratio']}x); memory/transcript words "
           f"{summary['memory_over_transcript_words']:.2f}; {summary['topic_files']} topic files "
