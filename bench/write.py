@@ -9,6 +9,9 @@ the batch's first record, in a new topic. Measured per batch:
   * the growth of the session's git repository: marks go only on the batch's nodes,
     so the bytes added per batch must stay flat over the session's life.
 
+`--state DIR`: write the one session of a state built before (bench/reference_paths.py builds
+it once with `build` and hands each fresh process a copy) instead of building one here.
+
 Last line: {"overhead_ms": …, "repo_bytes_per_batch_first10": …, "repo_bytes_per_batch_last10": …}
 """
 
@@ -80,10 +83,15 @@ def main() -> None:
     if "--batches" in sys.argv:  # fewer, for a bench that runs this in several fresh processes
         BATCHES = int(sys.argv[sys.argv.index("--batches") + 1])
     with tempfile.TemporaryDirectory() as tmp:
-        store = SessionStore(Path(tmp) / "state")
-        t = time.perf_counter()
-        sid = build(store)
-        print(f"built a {MAIN_TURNS + FORKS * FORK_TURNS}-turn session in {time.perf_counter() - t:.1f} s", file=sys.stderr)
+        if "--state" in sys.argv:
+            store = SessionStore(sys.argv[sys.argv.index("--state") + 1])
+            (sid,) = store.session_ids()
+        else:
+            store = SessionStore(Path(tmp) / "state")
+            t = time.perf_counter()
+            sid = build(store)
+            print(f"built a {MAIN_TURNS + FORKS * FORK_TURNS}-turn session in {time.perf_counter() - t:.1f} s",
+                  file=sys.stderr)
         per_turn = count_tokens(TEXT.format(i=1000))
         set_config_value(store.state_dir, "writer.trigger_tokens", per_turn * BATCH_TURNS)
         register_provider("bench", Instant())
@@ -117,7 +125,7 @@ def main() -> None:
     growth = [b - a for a, b in zip(sizes, sizes[1:])]
     first10, last10 = statistics.mean(growth[:10]), statistics.mean(growth[-10:])
     print(f"{'batch':>6}{'turns':>7}{'total ms':>10}{'model ms':>10}{'overhead ms':>13}{'repo +bytes':>13}")
-    for i in list(range(5)) + list(range(BATCHES - 5, BATCHES)):
+    for i in sorted({*range(min(5, BATCHES)), *range(max(BATCHES - 5, 0), BATCHES)}):
         print(f"{i + 1:>6}{turns[i]:>7}{totals[i]:>10.1f}{models[i]:>10.1f}{overhead[i]:>13.1f}{growth[i]:>13}")
     print(f"median overhead per batch: {statistics.median(overhead):.1f} ms "
           f"(p90 {sorted(overhead)[int(0.9 * len(overhead))]:.1f} ms); median model-call time {statistics.median(models):.1f} ms")
