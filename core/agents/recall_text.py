@@ -4,10 +4,11 @@ A block is its claim without footnote markers, anchors or source paths, followed
 reference line `(memory_get <id>)`; a record (a turn of the archive) is
 `- 2023-05-08, Caroline: what was said`, so temporal questions can be answered.
 
-The archive labels a session's turns by role ("Owner", "agent/main"); the people who
-spoke are named by the session (`speakers` in its meta.json: {"user": ..., "assistant":
-...}) or by the turn itself ("Caroline: ..." in an imported transcript). `Speakers`
-finds the name, so the agent reads who said it, not "Owner".
+The writer archives a session's turns under the names its `speakers` metadata gives
+({"user": ..., "assistant": ...}); an archive written before that, or a session with no
+names, labels them by role ("Owner", "agent/main"). `Speakers` then finds the name in
+the session's meta.json or in the turn itself ("Caroline: ..." in an imported
+transcript), so the agent reads who said it, not "Owner".
 """
 
 from __future__ import annotations

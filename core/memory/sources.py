@@ -222,9 +222,13 @@ def iso_utc(epoch: float) -> str:
 
 
 def session_record(
-    session_id: str, node_id: str, role: str, text: str, created_at: float, *, provider: str = "openprogram"
+    session_id: str, node_id: str, role: str, text: str, created_at: float, *, provider: str = "openprogram",
+    speaker: str = "",
 ) -> SourceRecord:
-    """A conversation turn as evidence: the owner's words, or the agent's reply."""
+    """A conversation turn as evidence: the owner's words, or the agent's reply. `speaker`:
+    the name the session gives whoever spoke (its `speakers` metadata), shown as the
+    record's label instead of "Owner" / "agent/main"; the speaker's id and kind stay."""
+    speaker = " ".join(speaker.split())
     common = dict(
         source_id=f"{provider}/{session_id}/{node_id}",
         timestamp=iso_utc(created_at),
@@ -234,16 +238,21 @@ def session_record(
         trust_state="trusted",
     )
     if role == "user":
-        return SourceRecord(role="user", speaker_id=OWNER_ID, speaker_display=OWNER_DISPLAY, speaker_kind="human", **common)
+        return SourceRecord(role="user", speaker_id=OWNER_ID, speaker_display=speaker or OWNER_DISPLAY,
+                            speaker_kind="human", **common)
     return SourceRecord(
-        role="assistant", speaker_id="runtime/" + _quote("agent/main"), speaker_display="agent/main",
+        role="assistant", speaker_id="runtime/" + _quote("agent/main"), speaker_display=speaker or "agent/main",
         speaker_kind="runtime", **common,
     )
 
 
-def records_to_sources(records: Iterable[Any], *, provider: str = "openprogram") -> list[SourceRecord]:
-    """`scriptorium.core.sessions.records.Record`s as archive records (source id = provider/session/node)."""
-    return [session_record(r.session_id, r.id, r.role, r.text, r.created_at, provider=provider) for r in records]
+def records_to_sources(records: Iterable[Any], *, provider: str = "openprogram",
+                       speakers: Mapping[str, str] | None = None) -> list[SourceRecord]:
+    """`scriptorium.core.sessions.records.Record`s as archive records (source id = provider/session/node).
+    `speakers`: the session's names by role ({"user": "Caroline", "assistant": "Melanie"})."""
+    names = speakers or {}
+    return [session_record(r.session_id, r.id, r.role, r.text, r.created_at, provider=provider,
+                           speaker=names.get(r.role, "")) for r in records]
 
 
 def manual_record(text: str, at: float) -> SourceRecord:

@@ -303,7 +303,7 @@ class _Run:
     def _write_batch(self, sid: str, batch: list[PendingTurn]) -> BatchResult:
         ids = [t.id for t in batch]
         records = records_for(self.store, sid, ids)
-        sources = records_to_sources(records)
+        sources = records_to_sources(records, speakers=self._speakers(sid))
         archived = self._archive(sources, sid)
         install.checkpoint("batch-archived")  # fault injection only (tests, bench/stress.py)
         items = [Evidence(s.source_id, r.role, speaker_label(s.speaker_display, s.speaker_id, s.role), r.text,
@@ -356,12 +356,21 @@ class _Run:
         if waited >= MARK_WAIT_NOTE_S:
             self.notes.append(f"marking waited {waited:.0f} s for session {sid}'s lock (another writer held it)")
 
-    def _context(self, sid: str) -> SessionContext:
+    def _meta(self, sid: str) -> dict:
         try:
-            meta = self.store.meta(sid)
+            return self.store.meta(sid)
         except (OSError, ValueError, SessionError):
-            meta = {}
-        return session_context(meta, self.ws.core_budget())
+            return {}
+
+    def _context(self, sid: str) -> SessionContext:
+        return session_context(self._meta(sid), self.ws.core_budget())
+
+    def _speakers(self, sid: str) -> dict[str, str]:
+        """The names the session's `speakers` metadata gives its roles: the archive labels
+        their turns with them ("Caroline", not "Owner"), so evidence reads who said it."""
+        raw = self._meta(sid).get("speakers")
+        return {role: name for role, name in raw.items() if isinstance(name, str) and name.strip()} \
+            if isinstance(raw, dict) else {}
 
     def _archive(self, sources: list[SourceRecord], sid: str) -> dict[str, int]:
         """Evidence first, in its own transaction, unless the archive already holds it

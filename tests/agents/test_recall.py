@@ -104,3 +104,26 @@ def test_a_sessions_turns_are_shown_with_the_names_of_who_spoke(tmp_path: Path):
     assert "- 2023-05-08, Melanie: Rex is a lovely name for a beagle." in text
     assert "- 2023-05-08, Jon: I opened a dance studio downtown." in text
     assert "Owner" not in text and "agent/main" not in text
+
+
+def test_the_writer_archives_a_sessions_turns_under_its_speakers_names(tmp_path: Path):
+    """Evidence records name who spoke (the session's speakers), not "Owner" / "agent/main":
+    the archive itself, so search, `memory_get` and recall all read the name."""
+    from scriptorium.core.memory.sources import scan_archive
+    from scriptorium.core.sessions.store import SessionStore
+    from scriptorium.core.writer import finish
+
+    state = tmp_path / "state"
+    store = SessionStore(state)
+    sid = store.create_session("chat", speakers={"user": "Caroline", "assistant": "Melanie"})
+    for role, text in (("user", "I adopted a puppy named Rex from the shelter last week."),
+                       ("assistant", "Congrats! I went hiking in the Alps with my kids.")):
+        store.append(sid, role, text)
+    assert finish(store, sid).outcome == "ok"
+    memory = state / "memory"
+    labels = [re.match(r"\[[^\]]*\] ([^:]*):", frame.lines[0]).group(1)  # type: ignore[union-attr]
+              for path in (memory / "sources").rglob("*.md")
+              for frame in scan_archive(path.read_bytes(), path.relative_to(memory).as_posix()).frames]
+    assert sorted(label.split(" (")[0] for label in labels) == ["Caroline", "Melanie"]
+    text = recalled(state, "Where did Melanie go hiking?", "s1")
+    assert "Melanie: Congrats! I went hiking in the Alps" in text or "Melanie went hiking" in text
