@@ -43,6 +43,7 @@ _FILLER_INSIDE = re.compile(r"\s*(?::\)|:D|:\(|;\)|\b(?:really|just|totally|defi
 _INTENSIFIER = re.compile(r"\b(is|was|am|are|were|be|feel|feels|felt|looks?|seems?|sounds?|got|get) (?:so|very) (?=\w)",
                           re.I)  # "it was so powerful" -> "it was powerful"
 _CONJUNCTIONS = frozenset({"so", "and", "but", "also", "then", "now", "btw", "plus", "anyway"})
+_ASKS = re.compile(r"\b(?:what|why|how|where|which|who|when)\b", re.I)
 _PRONOUN_LEAD = re.compile(r"^(?:it|that|this|they|those|these|he|she|there|which|what)\b", re.I)
 _QUESTION_OPENERS = frozenset("""
 what what's whats how how's why when where who whose whom which do does did is are was were am can could would will
@@ -55,6 +56,7 @@ _NARRATION = re.compile(
     r"^(?:(?:ok(?:ay)?|great|good|perfect|excellent|alright|right|so|done|also|and|but|still|yes|sure)[,!.:—–-]*\s+)*"
     r"(?:(?:now|next|then|first|finally|afterwards)\b"
     r"|(?:let me|let's|lets|i'll|i will|i'm going to|i am going to|i'm gonna|i need to|i have to|i should|i must|"
+    r"(?:still |also )?need to|(?:we )?still need|"
     r"i want to|i can now|i'd like to|we need to|we'll|time to|going to|starting|continuing|moving on|back to|"
     r"next up|proceeding|working on)\b"
     r"|i(?:'m| am) (?:now |also |just |still )?(?:going|about|ready|done|on it|\w{2,}ing)\b"
@@ -68,13 +70,17 @@ _STATUS = re.compile(
     r"everything|all)\b[^.!?]{0,60}?\b(?:pass(?:es|ed|ing)?|green|clean(?:ly)?|succeed\w*|successful\w*|"
     r"complete[ds]?|done|updated|created|applied|saved|written|fine|ok|works?|working|compiles?|ran)\b|"
     r"^(?:all green|clean compile|compiles clean|no (?:new )?(?:errors|issues|warnings|failures)|pushed|committed|"
-    r"done|expected|still compiling|progress|almost done)\b", re.I)
+    r"done|expected|still compiling|progress|almost done|none of (?:the |my |our )?(?:changes|edits))\b", re.I)
 _DONE = re.compile(r"\b(?:done|closed|pushed|committed|merged|finished|passing|found \d+|running now|uncommitted|"
+
                    r"unstaged|untracked|is running|is building|\d+ of \d+|\d+ (?:tests?|doctests?|failures?|"
                    r"errors?|warnings?))\b", re.I)
+# it went well: "The project has been created successfully." (unless it says where or what: a port, a path)
+_FINE = re.compile(r"\b(?:successfully|seems? to be (?:running|working)|is working|works now|now works|went (?:well|fine))\b",
+                   re.I)
 # an imperative addressed to itself: the agent's plan, step by step
 _STEP = re.compile(
-    r"^(?:[\w.-]+(?: [\w.-]+){0,2}\s*[:—–-]\s*)?(?:add|update|replace|close|run|fix|create|remove|rename|move|write|"
+    r"^(?:[\w.-]+(?: [\w.-]+){0,2}(?::|\s+[—–-])\s*)?(?:add|update|replace|close|run|fix|create|remove|rename|move|write|"
     r"implement|check|mark|build|merge|extract|wire|register|apply|commit|push|stage|install|edit|delete|refactor|"
     r"rewrite|verify|read|open|claim|review|clean|restore|revert|re-run|rerun|wait)\b(?!\s*(?:is|are|was|were|has|had)\b)", re.I)
 _STATUS_WORDS = 16  # a status line is short; a longer sentence says more than the status
@@ -183,7 +189,7 @@ def distil(turns: list[Turn]) -> list[Note]:
     seen: dict[str, Note] = {}
     asked: Turn | None = None  # the last turn, when it asked and left no note
     for turn in turns:
-        kept = [n for n in (_note(s, turn) for s in _sentences(turn.text)) if n is not None]
+        kept = [n for n in (_note(s, turn) for s in _sentences(turn.text, turn.work)) if n is not None]
         if asked is not None and asked.speaker != turn.speaker and (not kept or len(turn.text.split()) <= 8):
             kept = _answered(asked, turn) or kept  # a short answer means something only with its question
         if kept and asked is not None and asked.speaker != turn.speaker:
@@ -241,7 +247,10 @@ def _answered(asked: Turn, turn: Turn) -> list[Note]:
     """A short answer is a fact only with its question: "Where do the backups go?" "To
     glacier." is one note."""
     question = " ".join(_sentences(asked.text)[-1:])
-    answer = _strip_chatter(" ".join(_sentences(turn.text)), turn)
+    said = _sentences(turn.text, turn.work)
+    if turn.work and turn.role == "assistant":  # "One uncommitted change. Let me check what it is:": no answer
+        said = [s for s in said if not _working_step(_strip_chatter(s, turn))]
+    answer = _strip_chatter(" ".join(said), turn)
     if not question or not answer or not content_words(answer) or len(answer) > MAX_SENTENCE_CHARS:
         return []
     q, _ = _third_person(_strip_chatter(question, asked) or question, asked)
@@ -266,7 +275,7 @@ def group(notes: list[Note], names: set[str], *, thread: bool = False) -> list[B
     df: Counter[str] = Counter()
     candidates: list[list[str]] = []
     for note in notes:
-        keys = list(dict.fromkeys(stem(w) for w in note.words if _keyable(w, lowered)))
+        keys = list(dict.fromkeys(stem(w) for w in note.words if _keyable(w, lowered) and (thread or w not in _GENERIC_WORK)))
         candidates.append(keys)
         df.update(keys)
     blocks: list[Block] = []
@@ -325,6 +334,14 @@ def topic_phrase(blocks: list[Block]) -> dict[int, str]:
     return out
 
 
+# words of any working session: no subject to gather notes under (or to name a topic after)
+_GENERIC_WORK = frozenset("""
+issue issues problem problems error errors file files code test tests change changes function functions method methods
+line lines thing things way need fix bug bugs read write run output input value values result results case cases type
+types name names step steps part parts place work task tasks plan current existing new old instead approach
+""".split())
+
+
 def _keyable(word: str, names: set[str]) -> bool:
     return word not in _COMMON and word not in names and not word.isdigit() and not word.endswith("ly")
 
@@ -332,12 +349,13 @@ def _keyable(word: str, names: set[str]) -> bool:
 # -- one sentence --------------------------------------------------------------------------
 
 
-def _sentences(text: str) -> list[str]:
+def _sentences(text: str, work: bool = False) -> list[str]:
     from sentencex import segment
 
     text = _FENCE.sub(" ", text)
     out: list[str] = []
-    for line in _unwrapped(text.splitlines()):
+    lines = _unwrapped(text.splitlines())
+    for line in _gathered(lines) if work else lines:
         line = line.strip()
         if not line or line.startswith(_NOT_PROSE) or _HEADER_LINE.match(line) or _STACK_FRAME.match(line):
             continue
@@ -346,6 +364,71 @@ def _sentences(text: str) -> list[str]:
         guarded = _DOTTED.sub(lambda m: m.group(0).replace(".", _DOT), line)  # Spotter.Telemetry.Otel is one word
         out.extend(s.strip().replace(_DOT, ".") for s in segment(language, guarded) if s.strip())
     return out
+
+
+GATHER_ITEM_WORDS = 14  # a list item short enough to join its list's sentence
+GATHER_CHARS = 360  # one gathered sentence at most (MAX_SENTENCE_CHARS cuts longer ones)
+_TERSE_WORDS = 6  # "accent #8abeb7": a line of a pasted list of values
+_PAIR = re.compile(r"^(`[^`]+`|[\w.-]+)((?: \([^)]*\))?)\s*[:=]\s+(?=\S)")  # "`accent`: `#8abeb7`", "Teal: `#5f8787`"
+
+
+def _gathered(lines: list[str]) -> list[str]:
+    """In a working session, a short list is one sentence with what introduces it: "Updated
+    the dark theme:" then "- `accent`: `#8abeb7`", "- `green`: `#b5bd68`" becomes "Updated the
+    dark theme: `accent` is `#8abeb7`; `green` is `#b5bd68`." A run of three or more terse
+    lines without punctuation (values pasted one a line) is one sentence the same way. An
+    item alone tells nothing of what it is a value of."""
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        bare = _bare(lines[i])
+        label = bare.endswith(":") and bool(bare[:-1].strip()) and not lines[i].lstrip().startswith(_NOT_PROSE)
+        j = i + 1 if label else i
+        items: list[str] = []
+        while j < len(lines) and (item := _item(lines[j], listed=label)) is not None:
+            if item:  # "" is an item cut inside code: the list goes on without it
+                items.append(item)
+            j += 1
+        if len(items) >= (2 if label else 3):
+            head = bare + " " if label else ""
+            group: list[str] = []
+            for item in items:
+                if group and len(head) + sum(len(g) + 2 for g in group) + len(item) > GATHER_CHARS:
+                    out.append(head + "; ".join(group) + ".")
+                    group = []
+                group.append(item)
+            out.append(head + "; ".join(group) + ".")
+            i = j
+            continue
+        out.append(lines[i])
+        i += 1
+    return out
+
+
+def _bare(line: str) -> str:
+    return _SYMBOLS.sub("", _EMPHASIS.sub("", _LIST_MARK.sub("", line.strip()))).strip()
+
+
+def _item(line: str, listed: bool) -> str | None:
+    """A line as one item of a gathered list, or None when it is none: under a label, a list
+    item of at most GATHER_ITEM_WORDS words; else a terse line of a pasted list."""
+    if not line.strip() or line.lstrip().startswith(_NOT_PROSE) and not _LIST_MARK.match(line):
+        return None
+    if listed != bool(_LIST_MARK.match(line)):
+        return None
+    bare = _bare(line).rstrip(".;,")
+    size = len(bare.split())
+    if bare.count("`") % 2 or bare.count("(") != bare.count(")") or bare.count("[") != bare.count("]"):
+        return "" if listed and size <= GATHER_ITEM_WORDS else None
+    if not bare or bare.endswith(":") or size > (GATHER_ITEM_WORDS if listed else _TERSE_WORDS):
+        return None
+    if not listed and (bare[-1:] in "!?…" or size < 2 or not _specific(bare) or not re.search(r"[A-Za-z]{3}", bare)):
+        return None  # a pasted value has a name and a value ("user bg 343541"); a status bar or log line is none
+    pair = _PAIR.match(bare)
+    value = bare[pair.end():] if pair else ""
+    if pair and len(value.split()) <= 4 and not _VERBISH.search(value):  # "`accent`: `#8abeb7`" -> "`accent` is `#8abeb7`"
+        return f"{pair.group(1)}{pair.group(2)} is {value}"
+    return bare
 
 
 def _unwrapped(lines: list[str]) -> list[str]:
@@ -388,7 +471,10 @@ def _note(sentence: str, turn: Turn) -> Note | None:
         return None
     if sentence.endswith(("?", "？")):
         first = _WORD.match(sentence)
-        if first is None or first.group(0).casefold() in _QUESTION_OPENERS or sentence.endswith("？"):
+        opener = re.sub(r"(\w)\1{2,}", r"\1", first.group(0).casefold()) if first else ""  # "Sooo, why ..."
+        if first is None or opener in _QUESTION_OPENERS or sentence.endswith("？"):
+            return None
+        if turn.work and _ASKS.search(" ".join(sentence.split()[:4])):  # "Sooo, why are we using X?": it asks
             return None
     if turn.work and turn.role == "assistant" and _working_step(sentence):
         return None
@@ -408,12 +494,47 @@ def _note(sentence: str, turn: Turn) -> Note | None:
                                    and not re.search(r"[,;]", sentence)):
         return None  # a log pasted with its escapes, or no clause at all ("E2E testing checklist at the end.")
     sentence = _INTENSIFIER.sub(r"\1 ", _FILLER_INSIDE.sub("", sentence))
+    if turn.work and turn.role == "user" and not core:
+        asked = _request(sentence)
+        if asked is None:
+            return None
+        sentence = asked
     text, subject = _third_person(sentence, turn)
     text = resolve_dates(text, _day(turn.time))
     text = text[:1].upper() + text[1:]
     if not text.endswith((".", "!", "?", "…", "。", "！", "？")):
         text += "."
     return Note(text, turn, core, subject, content_words(text))
+
+
+# The user's requests in a working session. One that asks for a step of the work ("Read
+# main.ts in full", "Run bd show x", "Start with the first ready task") is done when the
+# session ends; one that says what to make ("Copy the tui components to modes/interactive")
+# is kept, said as the user's request so it reads as a sentence with its subject.
+_DIRECTING = frozenset("""
+add update replace close fix create remove rename move write implement mark build merge extract wire register apply
+install edit delete refactor rewrite restore revert use make keep put copy change set call split combine consolidate
+port convert document prepare design track store send include ensure modify integrate return export import adjust
+switch drop pass work cut limit simplify extend expose hide rework migrate
+""".split())
+_PROCESS = frozenset("""
+read run check look continue proceed start try go wait stop see explain tell show analyze analyse review explore
+investigate search find think ultrathink commit push stage verify test open let give summarize summarise list print
+figure debug compare describe clarify answer
+""".split())
+
+
+def _request(sentence: str) -> str | None:
+    """A user's sentence in a working session as a note's text: a request to make something
+    said as "The user asked to …", a request for a step of the work dropped (None), any
+    other sentence as it is."""
+    first = _WORD.match(sentence)
+    verb = first.group(0).casefold() if first else ""
+    if verb in _PROCESS:
+        return None
+    if verb in _DIRECTING and first is not None and first.start() == 0:
+        return f"I asked to {sentence[:1].lower()}{sentence[1:]}"
+    return sentence
 
 
 # a reaction to what the other said, telling nothing new
@@ -474,6 +595,8 @@ def _without_anger(sentence: str) -> str:
     return " ".join(kept).strip(" ,;") if kept else ""
 
 
+_NEEDS = re.compile(r"^(?:so,? )?(?:(?:i|we) )?(?:still |also )?need to (?!check|look|read|see|find|investigate|explore|"
+                    r"examine|verify|wait|run|test|understand|figure|update|fix|add|make|get|do|go|try)\w+\b[^`]*`", re.I)
 _LET_ME = re.compile(r"(?:^|[,;:—–-]\s*)let me\b", re.I)
 _VERBISH = re.compile(r"\b(?:is|are|was|were|be|been|should|must|will|would|can|could|has|have|had|does|do|did|"
                       r"isn't|aren't|doesn't|don't|won't|can't|\w{3,}(?:es|ed))\b", re.I)
@@ -492,10 +615,13 @@ def _working_step(sentence: str) -> bool:
     """The agent narrating a step, telling itself the next one ("Add the route to the
     router."), or reporting tool status ("All 43 tests pass", "gqc.6 done and pushed")."""
     sentence = sentence.replace("’", "'")
+    if _NEEDS.match(sentence):  # "I need to use `:auto` mode": the fix, not a step
+        return False
     if _NARRATION.match(sentence) or _STEP.match(sentence) or _LET_ME.search(sentence):
         return True
     size = len(sentence.split())
-    return size <= _STATUS_WORDS and bool(_STATUS.search(sentence)) or size <= 10 and bool(_DONE.search(sentence))
+    return (size <= _STATUS_WORDS and bool(_STATUS.search(sentence)) or size <= 10 and bool(_DONE.search(sentence))
+            or size <= 10 and bool(_FINE.search(sentence)) and not _specific(sentence))
 
 
 _PATH_TOKEN = re.compile(r"^['\"`(]?(?:/|~/|\./|https?://|[A-Za-z]:\\)")
@@ -562,6 +688,8 @@ def _third_person(sentence: str, turn: Turn) -> tuple[str, str]:
     """First and second person made explicit with the speakers' names."""
     me, you = turn.speaker, turn.other
     subject = ""
+    # "The user" is a description, not a name: "the user" inside a sentence (the note's first letter is raised)
+    me_said, you_said = (_described(n) for n in (me, you))
     words = re.split(r"(\s+)", sentence)
     out: list[str] = []
     i = 0
@@ -571,10 +699,10 @@ def _third_person(sentence: str, turn: Turn) -> tuple[str, str]:
         low = core.casefold().replace("’", "'")
         repl = None
         if low in ("i", "i'm", "i've", "i'll", "i'd", "i'm", "me", "myself", "my", "mine"):
-            repl, subject = _person(low, me, words, i), subject or me
+            repl, subject = _person(low, me_said, words, i), subject or me
         elif you and low in _SECOND:
             if not (low == "you" and _generic_you(words, i)):
-                repl, subject = _person(_SECOND[low], you, words, i), subject or you
+                repl, subject = _person(_SECOND[low], you_said, words, i), subject or you
         if repl is not None:
             token = repl + trail
             if low in ("i", "you") and i + 2 < len(words):  # "I love" -> "Caroline loves"
@@ -583,6 +711,10 @@ def _third_person(sentence: str, turn: Turn) -> tuple[str, str]:
         out.append(token)
         i += 1
     return "".join(out), subject  # "we" stays a group: its members are not known
+
+
+def _described(name: str) -> str:
+    return "the " + name[4:] if name.startswith("The ") else name
 
 
 def _person(form: str, name: str, words: list[str], i: int) -> str:

@@ -79,7 +79,8 @@ def test_pi_the_users_rule_is_in_the_core_and_paths_and_fixes_are_kept(tmp_path)
     # the error ("ENOENT ... src/package.json") and what fixed it
     assert "The config.ts is now in `utils/` so the relative path to package.json is wrong." in text
     assert "`getPackageDir()` - now walks up to find package.json." in text
-    assert "Tools -> core/tools." in text  # the user's decision where files go
+    # the user's decision where files go, its lines ("tools -> core/tools", "tui -> ...") one sentence
+    assert "Tools -> core/tools; tui -> modes/interactive/components; theme -> modes/interactive/theme" in text
     assert "The user:" not in text and "decided to" not in text
     assert not any(len(b.split()) < 3 for b in text.splitlines())
     names = [Path(p).stem for p in topics]
