@@ -405,6 +405,9 @@ def _gathered(lines: list[str]) -> list[str]:
     return out
 
 
+_AUXILIARY = re.compile(r"\b(?:is|are|was|were|be|has|have|had|does|do|did|should|must|will|would|can|could)\b", re.I)
+
+
 def _bare(line: str) -> str:
     return _SYMBOLS.sub("", _EMPHASIS.sub("", _LIST_MARK.sub("", line.strip()))).strip()
 
@@ -426,7 +429,7 @@ def _item(line: str, listed: bool) -> str | None:
         return None  # a pasted value has a name and a value ("user bg 343541"); a status bar or log line is none
     pair = _PAIR.match(bare)
     value = bare[pair.end():] if pair else ""
-    if pair and len(value.split()) <= 4 and not _VERBISH.search(value):  # "`accent`: `#8abeb7`" -> "`accent` is `#8abeb7`"
+    if pair and len(value.split()) <= 4 and not _AUXILIARY.search(value):  # "`accent`: `#8abeb7`" -> "`accent` is `#8abeb7`"
         return f"{pair.group(1)}{pair.group(2)} is {value}"
     return bare
 

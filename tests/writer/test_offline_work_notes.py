@@ -1,0 +1,70 @@
+"""What the offline writer keeps of a working session, on the coding set's whole public
+transcripts (bench/data/coding/, sources and licences in its SOURCES.md; issue 24): a
+list keeps what introduces it, the user's requests say whose they are, the agent's plans,
+questions and status lines are no notes, and a fix said as a need ("I need to use
+`:auto` mode") stays."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from .test_offline_real import _imported, _written
+
+CODING = Path(__file__).resolve().parents[2] / "bench" / "data" / "coding"
+PI_LARGE = CODING / "pi__badlogic_pi-mono__large-session.jsonl"
+PI_REFACTOR = CODING / "pi__badlogic_pi-mono__before-compaction.jsonl"
+SPOTTER_LIVEVIEW = CODING / "claude-code__marot_spotter__258c7280-ae70-4798-800f-63464d01a85d.jsonl"
+SPOTTER_HOOK = CODING / "claude-code__marot_spotter__4d5611e5-241a-462a-8d15-5122611a9569.jsonl"
+
+
+@pytest.fixture(scope="module")
+def pi_refactor(tmp_path_factory) -> str:
+    store, sid = _imported(tmp_path_factory.mktemp("pi"), "pi", PI_REFACTOR)
+    return "\n".join(b for bs in _written(store, sid).values() for b in bs)
+
+
+def _blocks(tmp_path: Path, kind: str, path: Path) -> list[str]:
+    store, sid = _imported(tmp_path, kind, path)
+    return [b for bs in _written(store, sid).values() for b in bs]
+
+
+def test_a_list_of_values_is_one_sentence_with_what_it_is_a_list_of(tmp_path):
+    """"Updated the dark theme with all your specified colors:" then "- `accent`: `#8abeb7`
+    (teal/cyan)", "- `green` (diffs): `#b5bd68`": alone, an item does not say what it is a
+    colour of."""
+    blocks = _blocks(tmp_path, "pi", PI_LARGE)
+    (block,) = [b for b in blocks if "`accent` is `#8abeb7` (teal/cyan)" in b]
+    assert "Updated the dark theme with all the user's specified colors: `accent` is `#8abeb7` (teal/cyan); " \
+           "`green` (diffs) is `#b5bd68`" in block
+    assert not any(b.startswith("`accent`: `#8abeb7`") for b in blocks)
+
+
+def test_the_users_requests_say_whose_they_are_and_steps_of_the_work_are_no_notes(pi_refactor):
+    # "i actually want you to: - copy the tui components to modes/interactive, ..."
+    assert "The user asked to copy the tui components to modes/interactive" in pi_refactor
+    # "read @packages/coding-agent/src/main.ts ... in full": a step of that session's work
+    assert "Read @packages/coding-agent/src/main.ts" not in pi_refactor
+    assert "The user can compare in parallel" not in pi_refactor  # "the user" inside a sentence
+    assert "as the user clean" in pi_refactor or "the user can compare" in pi_refactor
+
+
+def test_questions_plans_and_status_lines_are_no_notes(pi_refactor):
+    assert "why are we using appendMessage" not in pi_refactor  # "sooo, why are we using ...?"
+    assert "Let pi check" not in pi_refactor  # "One uncommitted change ... Let me check what it is:"
+    assert "Are we all commited" not in pi_refactor
+
+
+def test_a_fix_said_as_a_need_is_kept(tmp_path):
+    text = "\n".join(_blocks(tmp_path, "claude-code", SPOTTER_LIVEVIEW))
+    assert "needs to use `:auto` mode" in text
+    assert "can't access the test sandbox" in text
+
+
+def test_where_the_errors_are_is_kept_though_it_starts_like_an_imperative(tmp_path):
+    """"The pre-commit hook is failing on ..." is no "commit" step."""
+    text = "\n".join(_blocks(tmp_path, "claude-code", SPOTTER_HOOK))
+    assert "The pre-commit hook is failing on pre-existing issues only" in text
+    assert "`waiting_summary.ex`" in text
+    assert "None of Claude's changes have issues." not in text
