@@ -14,6 +14,7 @@ transcript), so the agent reads who said it, not "Owner".
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -61,7 +62,51 @@ class Speakers:
         return self._known[session_id]
 
 
-def render_item(hit: "Hit", speakers: Speakers | None = None) -> str:
+_SENTENCE_END = re.compile(r"(?<=[.!?…。！？]) (?=\S)")
+GAP = "…"  # stands for the sentences left out of a cut item
+GAP_LINES = (f"- {GAP} x. {GAP} y", f"x. {GAP}")  # their pieces hold those a cut adds: "- …", " …", " …\n"
+
+
+@dataclass(frozen=True)
+class Focus:
+    """What a long item is cut to: the sentences sharing the most of the prompt's words
+    (`words`: its search tokens), in their order, within `limit` characters. A block
+    of a conversation holds a dozen turns' worth of sentences; the one the prompt is
+    about is what the budget should be spent on (`memory_get` gives the rest)."""
+
+    words: frozenset[str]
+    limit: int
+
+
+def focused(text: str, focus: Focus | None) -> str:
+    """`text`, or when longer than `focus.limit`, the sentences sharing the prompt's words,
+    best first while they fit (the best one always), joined in their order, a gap marked " … "."""
+    if focus is None or len(text) <= focus.limit:
+        return text
+    from ..search import tokenize
+
+    sentences = _SENTENCE_END.split(text)
+    shared = [len(focus.words.intersection(tokenize(s))) for s in sentences]
+    if not any(shared):
+        shared[0] = 1  # found by meaning alone: its opening
+    keep: set[int] = set()
+    used = 0
+    for i in sorted(range(len(sentences)), key=lambda i: (-shared[i], i)):
+        if not shared[i]:
+            break
+        if keep and used + len(sentences[i]) + 2 > focus.limit:
+            continue
+        keep.add(i)
+        used += len(sentences[i]) + 2
+    parts = [GAP] if min(keep) else []
+    for i in sorted(keep):
+        if parts and parts[-1] != GAP and i - 1 not in keep:
+            parts.append(GAP)
+        parts.append(sentences[i])
+    return " ".join(parts + ([GAP] if max(keep) < len(sentences) - 1 else []))
+
+
+def render_item(hit: "Hit", speakers: Speakers | None = None, focus: Focus | None = None) -> str:
     """A candidate as the agent reads it: a record with its date and speaker, a block as plain text."""
     if hit.kind == "source":
         from ..search.corpus import record_parts
@@ -69,15 +114,13 @@ def render_item(hit: "Hit", speakers: Speakers | None = None) -> str:
         date, speaker, content = record_parts(hit.text)
         speaker, content = (speakers or Speakers(None)).named(hit.block_id, speaker, content)
         head = ", ".join(part for part in (date, speaker) if part)
+        content = focused(" ".join(content.split()), focus)
         return f"- {head}: {content}" if head else f"- {content}"
-    return "- " + " ".join(plain_memory(hit.text).split())
+    return "- " + focused(" ".join(plain_memory(hit.text).split()), focus)
 
 
-def item_lines(hit: "Hit", speakers: Speakers | None = None) -> list[str]:
+def item_lines(hit: "Hit", speakers: Speakers | None = None, focus: Focus | None = None) -> list[str]:
     """An item's line, and for a block its reference line (for `memory_get`)."""
-    line = render_item(hit, speakers)
+    line = render_item(hit, speakers, focus)
     return [line, f"({REFERENCE}{hit.block_id})"] if hit.kind == "block" else [line]
 
-
-def render_lines(items: list["Hit"], speakers: Speakers | None = None) -> list[str]:
-    return [line for hit in items for line in item_lines(hit, speakers)]

@@ -4,14 +4,20 @@ without loading the tokenizer (~0.15 s of CPU, as much as the rest of recall).
 The injected text is `<memory-context>\\nNOTE\\n\\n`, then `line\\n` per item and for the
 reference line, then `</memory-context>`. o200k's pre-tokenizer never lets a token run
 past a line break into the next line (no pattern starts with a newline and continues),
-so the text's count is the sum of those pieces' counts, exactly. Counts are kept in
-`memory/.scriptorium/recall-tokens.json` ({key: count}); a line not in it is counted with
-the tokenizer and added. The write job counts every candidate's line ahead (`count_ahead`).
+nor across a space that follows a non-space and precedes one (a space only ever starts
+a pre-token there), so the text's count is the sum of its pieces' counts, exactly: each
+line is cut before the space after a sentence's end (or a record's `Caroline:`), which
+is where an item cut to its matching sentences (`recall_text.focused`) is cut too.
+Counts are kept in `memory/.scriptorium/recall-tokens.json` ({key: count}); a piece not
+in it is counted with the tokenizer and added. The write job counts every candidate's
+pieces ahead (`count_ahead`), and the gap marks a cut item adds, so a cut item is
+counted without the tokenizer too.
 """
 
 from __future__ import annotations
 
 import hashlib
+import re
 from pathlib import Path
 
 import orjson
@@ -22,6 +28,14 @@ from ..paths import RUNTIME_DIR, StatePaths
 
 FILE = "recall-tokens.json"
 HEAD = f"{OPEN}\n{AGENT_NOTE}\n\n"
+
+
+_CUT = re.compile(r"(?<=[.!?…。！？:])(?= \S)")
+
+
+def pieces(line: str) -> list[str]:
+    """`line` and its newline, cut before each space that ends a sentence (or a label)."""
+    return _CUT.split(line + "\n")
 
 
 class LineTokens:
@@ -46,7 +60,8 @@ class LineTokens:
 
     def text(self, lines: list[str]) -> int:
         """Tokens of the fenced text made of `lines` (recall.render's form)."""
-        return self.count(HEAD) + sum(self.count(line + "\n") for line in lines) + self.count(CLOSE)
+        return self.count(HEAD) + sum(self.count(piece) for line in lines for piece in pieces(line)) \
+            + self.count(CLOSE)
 
     def save(self) -> None:
         if not self._dirty:
@@ -63,12 +78,12 @@ def count_ahead(state_dir: Path) -> None:
     """After a write: refresh the search models and vectors, and count every candidate's line,
     so that the next prompt's recall only loads what is saved."""
     from ..search import SearchIndex
-    from .recall_text import Speakers, item_lines
+    from .recall_text import GAP_LINES, Speakers, item_lines
 
     memory = StatePaths(Path(state_dir)).memory
     index = SearchIndex(memory)
     index.prepare()
     counts = LineTokens(memory)
     speakers = Speakers(Path(state_dir))
-    counts.text([line for hit in index.candidates() for line in item_lines(hit, speakers)])
+    counts.text([line for hit in index.candidates() for line in item_lines(hit, speakers)] + list(GAP_LINES))
     counts.save()

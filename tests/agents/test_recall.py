@@ -127,3 +127,68 @@ def test_the_writer_archives_a_sessions_turns_under_its_speakers_names(tmp_path:
     assert sorted(label.split(" (")[0] for label in labels) == ["Caroline", "Melanie"]
     text = recalled(state, "Where did Melanie go hiking?", "s1")
     assert "Melanie: Congrats! I went hiking in the Alps" in text or "Melanie went hiking" in text
+
+
+LONG_BLOCK = " ".join([
+    "Caroline went to a support group on 7 May 2023 and it was powerful.",
+    "Melanie painted a lake sunrise last year and loves how it turned out.",
+    "Caroline's sister moved to Lisbon for a new job at a design studio.",
+    "Melanie is off to go swimming with the kids at the lake this weekend.",
+    "Caroline is keen on counseling or working in mental health one day.",
+    "Melanie's kids loved the beach trip and want to go back in the summer.",
+    "Caroline has been reading a novel about a lighthouse keeper in Norway.",
+    "Melanie signed up for a pottery class that meets every Thursday night.",
+    "Caroline and Melanie plan to run a charity race together in the autumn.",
+    "Melanie's husband bought a new canoe for the family camping trips.",
+])
+
+
+def long_block_state(tmp_path: Path) -> Path:
+    state = tmp_path / "state"
+    (state / "memory" / "topics").mkdir(parents=True)
+    (state / "memory" / "topics" / "friends.md").write_text(f"# Friends\n\n{LONG_BLOCK} ^feed1234\n", encoding="utf-8")
+    return state
+
+
+def test_a_long_block_is_cut_to_the_sentences_the_prompt_is_about(tmp_path: Path):
+    from scriptorium.core.tokens import count_tokens
+
+    state = long_block_state(tmp_path)
+    text = recalled(state, "Where did Caroline's sister move for her job?", "s1")
+    body = [line for line in text.splitlines() if line.startswith("- ")]
+    assert len(body) == 1 and "Caroline's sister moved to Lisbon for a new job at a design studio." in body[0]
+    assert "pottery" not in body[0] and " … " in body[0] and len(body[0]) <= 600 + 4
+    assert "(memory_get feed1234)" in text  # the whole block is one call away
+    assert last(state).detail["recall_tokens"] == count_tokens(text)
+    set_config(state, "[recall]\nitem_chars = 0\n")  # whole items
+    whole = recalled(state, "Where did Caroline's sister move for her job?", "s2")
+    assert LONG_BLOCK in whole and last(state).detail["recall_tokens"] == count_tokens(whole)
+
+
+CUT_PROBE = """
+import json, sys
+from pathlib import Path
+from scriptorium.core.agents.recall import recall_for_prompt
+found = recall_for_prompt(Path(sys.argv[1]), sys.argv[2])
+print(json.dumps({"text": found.text, "tokens": found.tokens, "tokenizer": "tiktoken" in sys.modules}))
+"""
+
+
+def test_a_cut_item_is_counted_exactly_without_loading_the_tokenizer(tmp_path: Path):
+    """The write job counts every sentence of every candidate ahead (recall_tokens): the
+    budget of a cut item is the sum of its pieces' counts, what the tokenizer counts."""
+    import subprocess
+    import sys
+
+    from scriptorium.core.agents.recall_tokens import count_ahead
+    from scriptorium.core.tokens import count_tokens
+
+    state = long_block_state(tmp_path)
+    count_ahead(state)
+    for prompt in ("Where did Caroline's sister move?", "pottery class and the canoe for camping",
+                   "Melanie's kids at the beach and the lake"):
+        done = subprocess.run([sys.executable, "-c", CUT_PROBE, str(state), prompt], capture_output=True,
+                              text=True, timeout=120, check=True)
+        found = json.loads(done.stdout.strip().splitlines()[-1])
+        assert "…" in found["text"] and not found["tokenizer"]
+        assert found["tokens"] == count_tokens(found["text"])
