@@ -21,12 +21,13 @@ from collections import Counter
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 
-from .keywords import FILLER, content_words, is_content, keyphrases, phrases, stem
+from .keywords import COMMON_WORDS, FILLER, content_words, is_content, keyphrases, phrases, stem
+from .people import compact, keeps_company
 
 MAX_BLOCK_SENTENCES = 6  # a block of notes sharing a subject
 MAX_BLOCK_WORDS = 80
-MAX_THREAD_SENTENCES = 16
-MAX_THREAD_WORDS = 240
+MAX_THREAD_SENTENCES = 6  # a block of a conversation's thread: small, so a hit is a few turns, not a session
+MAX_THREAD_WORDS = 60
 THREAD_GAP = 3  # turns between two notes of one thread block
 MAX_SENTENCE_CHARS = 400
 MIN_CONTENT_WORDS = 2
@@ -111,15 +112,7 @@ _HEDGE = re.compile(r"\b(?:i (?:think|believe|feel|suppose|guess|assume|would as
 _PASTED = re.compile(r"\b(?:error|exception|failed|traceback|warning)\b|/\S{30,}", re.I)  # an error pasted, a long path
 _APOLOGY = re.compile(r"\b(?:sorry|apologi[sz]e\w*|my bad|my mistake)\b", re.I)
 _NOT_IDENTITY = re.compile(r"\b(?:i'?m an? (?:bit|little|lot|huge|big|fan)|i am an? (?:bit|little|lot))", re.I)
-# words that make a bad subject for a block (verbs and adverbs found everywhere)
-COMMON_WORDS = _COMMON = frozenset("""
-went go goes going gone made make makes making need needs needed call called want wants wanted feel feels felt
-take took taken come came see saw seen know knew think thought said say says tell try tried use used using start
-started put give gave find found keep kept work worked working help helped show showed learn learned mean meant
-decided decide add added adds create created fix fixed update updated configure configured remove removed
-implement implemented wire wired set sets run runs check checked needs can time times day days today yesterday week weeks month months year years last next new first recently lately
-able always never ever often sometimes usually wanted lot great people person guy guys life world
-""".split())
+_COMMON = COMMON_WORDS
 
 # "I <verb>" becomes "<name> <verb>s" for these common present-tense verbs
 _PRESENT = frozenset("""
@@ -263,7 +256,10 @@ def _answered(asked: Turn, turn: Turn) -> list[Note]:
 def _weight(note: Note) -> float:
     """How much a sentence tells: its content words, more for names, numbers and identifiers."""
     specific = sum(1 for w in re.findall(r"\S+", note.text)[1:] if w[:1].isupper() or _specific(w))
-    return len(set(note.words)) + specific + (5 if note.core else 0)
+    import os
+    size = len(note.text.split())
+    pen = float(os.environ.get("W4PEN", "0")) * size if not note.turn.work else 0.0
+    return len(set(note.words)) + specific + (5 if note.core else 0) - pen
 
 
 def group(notes: list[Note], names: set[str], *, thread: bool = False) -> list[Block]:
@@ -457,6 +453,8 @@ def _note(sentence: str, turn: Turn) -> Note | None:
         if not sentence:
             return None
     sentence = _strip_chatter(sentence, turn)
+    if sentence and not turn.work:
+        sentence = compact(sentence)
     if sentence and turn.role == "user":
         sentence = _without_anger(sentence)
     if not sentence or _APOLOGY.search(sentence) and len(sentence.split()) < 12:
@@ -464,11 +462,11 @@ def _note(sentence: str, turn: Turn) -> Note | None:
     words = [w for w in content_words(sentence) if w not in _COMMON]
     speakers = {turn.speaker.casefold(), turn.other.casefold()}
     named = any(w[:1].isupper() and not _is_name(w.casefold(), speakers) for w in _WORD.findall(sentence)[1:])
-    if len(words) < MIN_CONTENT_WORDS and not (words and (_specific(sentence) or named)):
+    if len(words) < MIN_CONTENT_WORDS and not (words and (_specific(sentence) or named or _RELATIVE.search(sentence))):
         return None
     if _REACTION.match(sentence) and not _specific(sentence):  # "Sounds like a blast!": the listener's echo
         return None
-    if not turn.work and _courtesy(sentence, turn):
+    if not turn.work and keeps_company(sentence):
         return None
     if len(words) < 4 and _PRONOUN_LEAD.match(sentence):  # "It was so powerful": says little without its context
         return None
@@ -548,36 +546,6 @@ _REACTION = re.compile(
     r"(?:great|awesome|amazing|cool|nice|wonderful|sweet|lovely|fantastic|incredible|inspiring|beautiful|"
     r"impressive|fun|exciting|a great|an amazing|an awesome|a wonderful)\b|^good (?:for|luck|job)|^keep (?:it up|going)|"
     r"^(?:i'm|i am) (?:so )?(?:glad|happy|proud|sorry|thrilled)|^you (?:should be|must be|deserve)|^take care", re.I)
-# People talking: what one says to keep the other company, not what happened. A wish or
-# advice ("Have fun and stay safe!", "Enjoy your day!"), thanks and praise of the other
-# ("Your friendship means so much to me"), a verdict about life in general ("Taking care
-# of ourselves is so important"), a greeting after a while ("Long time no talk!").
-_WISH = re.compile(
-    r"^(?:have|enjoy|wish|wishing|stay|take care|keep|cherish|spill|make sure|let's|lets|tell|remember|don't|do not|"
-    r"thank|thanks|congrats|congratulations|hope|hang in|feel free|give|trust|believe|be|treat|stick|catch|reach|"
-    r"talk|appreciate|good luck|best of luck|go for it|you got this|you've got this|you can do it|can't wait|"
-    r"looking forward|long time|see you|bye|take it|hugs|sending|here's to|cheers)\b", re.I)
-_ABOUT_US = re.compile(
-    r"\b(?:friendship|means? (?:a lot|so much|the world)|meant (?:a lot|so much)|grateful (?:for|to have)|"
-    r"glad (?:to have|we|you)|thank(?:s| you) for|appreciate (?:you|it|that|your|our|the support)|"
-    r"(?:proud|happy|stoked|thrilled|excited) (?:of|for) you|you(?:'re| are) (?:so |such |really |an? )*"
-    r"(?:amazing|awesome|great|kind|strong|brave|talented|inspiring|sweet|lucky|right|welcome|the best)|"
-    r"here for you|always there for|support(?:s|ing)? (?:each other|you)|"
-    r"(?:i|we) (?:totally |completely |100% )?agree)\b", re.I)
-_VERDICT = re.compile(
-    r"^(?!.*\b(?:i|my|me|we|our|you|your)\b)[^,;:]{0,60}?\b(?:is|are|'s|can be|must be) (?:so |really |very |super |"
-    r"truly |just |such |a |an |the )*(?:important|key|special|the best|worth it|everything|amazing|awesome|great|"
-    r"inspiring|powerful|tough|hard|huge|vital|essential|necessary|beautiful|wonderful|precious|fun|cool)\b", re.I)
-
-
-def _courtesy(sentence: str, turn: Turn) -> bool:
-    """A sentence of company rather than content, between people talking (see above)."""
-    said = sentence.replace("’", "'")
-    if said.endswith(("?", "？")):  # a question asks; the answer tells (an answer too short alone takes it along)
-        return True
-    return bool(_WISH.match(said) or _ABOUT_US.search(said) or _VERDICT.match(said) and not _specific(said))
-
-
 def _is_rule(sentence: str) -> bool:
     """A standing rule or preference of the user's (never a question, an apology, or a
     sentence about "this"/"that" the reader of the core cannot see)."""
@@ -777,6 +745,9 @@ _RELATIVE = re.compile(
     r"(?P<count>\d+|an?|one|two|three|four|five|six|few|couple of) (?P<unit>days?|weeks?|months?|years?) ago)\b", re.I)
 
 
+_NAMES_A_TIME = re.compile(r"['’]s\b|\s+(?:was|is|will|has|had|would)\b")  # the time is the subject, not when
+
+
 def _day(stamp: str) -> date | None:
     try:
         return date.fromisoformat(stamp[:10])
@@ -831,6 +802,8 @@ def resolve_dates(text: str, day: date | None) -> str:
                 said = f"the {unit} {({'last': 'before', 'this': 'of', 'next': 'after'})[which]} {on}"
         if prep:  # "since yesterday" -> "since 7 May 2023"
             said = f"{prep} {said.removeprefix('on ').removeprefix('in ')}"
+        elif not text[:m.start()].strip() and _NAMES_A_TIME.match(text, m.end()):  # "Yesterday was fun" -> "7 May 2023 was fun"
+            said = said.removeprefix("on ").removeprefix("in ")
         return said
 
     return _RELATIVE.sub(replace, text)

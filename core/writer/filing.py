@@ -20,8 +20,8 @@ from dataclasses import dataclass, replace
 from pathlib import PurePosixPath
 
 from ..redact.placeholder import PLACEHOLDER_RE
-from .distil import COMMON_WORDS, Block, Turn, distil, group, topic_phrase
-from .keywords import is_content, slug, stems
+from .distil import Block, Turn, distil, group, topic_phrase
+from .keywords import COMMON_WORDS, is_content, slug, stems
 from .prompts import AGENT_NAMES
 
 CORE = "core.md"

@@ -39,6 +39,17 @@ hope hoping awesome inspiring inspired proud keep going way tell told glad enjoy
 """.split())
 
 
+# words that make a bad subject for a block (verbs and adverbs found everywhere)
+COMMON_WORDS = frozenset("""
+went go goes going gone made make makes making need needs needed call called want wants wanted feel feels felt
+take took taken come came see saw seen know knew think thought said say says tell try tried use used using start
+started put give gave find found keep kept work worked working help helped show showed learn learned mean meant
+decided decide add added adds create created fix fixed update updated configure configured remove removed
+implement implemented wire wired set sets run runs check checked needs can time times day days today yesterday week weeks month months year years last next new first recently lately
+able always never ever often sometimes usually wanted lot great people person guy guys life world
+""".split())
+
+
 @functools.lru_cache(maxsize=1)
 def _stopwords() -> tuple[frozenset[str], frozenset[str]]:
     from .stopwords import STOPWORDS_CHINESE, STOPWORDS_EN_PLUS

@@ -228,3 +228,55 @@ def test_people_talking_keep_what_happened_not_the_company_they_keep(tmp_path):
     assert "Caroline chose them 'cause they help LGBTQ+ folks with adoption." in text
     for company in ("stay safe", "friendship", "so important", "What made", "proud of"):
         assert company not in text, (company, text)
+
+
+def _people(tmp_path: Path, said: list[tuple[str, str]], day: tuple[int, int, int]) -> str:
+    """The blocks the offline writer keeps of Caroline (user) and Melanie talking on `day`."""
+    from datetime import datetime, timezone
+
+    store = SessionStore(tmp_path / "state")
+    sid = store.create_session("friends", speakers={"user": "Caroline", "assistant": "Melanie"})
+    start = datetime(*day, 13, 14, tzinfo=timezone.utc).timestamp()
+    with store.batch(sid, message="friends"):
+        for i, (role, text) in enumerate(said):
+            store.append(sid, role, text, node_id=f"t{i + 1}", created_at=start + i)
+    return "\n".join(b for bs in _written(store, sid).values() for b in bs)
+
+
+def test_people_talking_praise_resolve_moods_and_creeds_are_no_blocks(tmp_path):
+    """What one says of the other ("Your hard work will pay off!", "I'm impressed by your
+    ..."), resolve ("I'm not gonna give up"), a mood made of feelings and values, a verdict
+    about things in general and a group's creed keep company; the facts beside them stay."""
+    text = _people(tmp_path, [
+        ("user", "I signed up for a pottery class at the community center on Elm Street."),
+        ("assistant", "Your hard work and talent will pay off! I'm so impressed by your dedication."),
+        ("user", "I'm not gonna give up on my dreams, no matter what."),
+        ("assistant", "Their love and encouragement has helped me grow into my true self."),
+        ("user", "Hard work pays off eventually. We can tackle life's challenges together!"),
+        ("assistant", "My daughter started violin lessons with a teacher from Boston."),
+    ], (2023, 7, 3))
+    assert "Caroline signed up for a pottery class at the community center on Elm Street." in text, text
+    assert "Melanie's daughter started violin lessons with a teacher from Boston." in text, text
+    for company in ("pay off", "impressed", "give up", "true self", "Hard work", "challenges"):
+        assert company not in text, (company, text)
+
+
+def test_people_talking_notes_drop_their_catching_up_and_trailing_evaluation(tmp_path):
+    """"A lot's happened since we last chatted - " and a trailing "– it was so rewarding"
+    go; a trailing clause that tells something stays. A day named as the subject is said
+    as a date ("Yesterday was ..." on 14 August is "13 August 2023 was ..."), and a
+    short sentence with only a time in it is kept with its date."""
+    text = _people(tmp_path, [
+        ("user", "A lot's happened since we last chatted - I joined a new LGBTQ activist group on Tuesday."),
+        ("assistant", "I ran a charity race for the children's hospital in Denver – it was so rewarding."),
+        ("user", "I took the first step towards becoming a mom - I applied to three adoption agencies!"),
+        ("assistant", "Yesterday was my daughter's birthday concert at Millennium Park."),
+        ("user", "I graduated last week!"),
+    ], (2023, 8, 14))
+    assert "Caroline joined a new LGBTQ activist group on Tuesday." in text, text
+    assert "Melanie ran a charity race for the children's hospital in Denver." in text, text
+    assert "applied to three adoption agencies" in text, text
+    assert "13 August 2023 was Melanie's daughter's birthday concert" in text and "On 13 August 2023 was" not in text
+    assert "Caroline graduated the week before 14 August 2023" in text, text
+    for padding in ("happened", "chatted", "rewarding"):
+        assert padding not in text, (padding, text)
