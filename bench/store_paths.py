@@ -1,7 +1,8 @@
 """The four paths of issue 30 against the reference's figures, with a bare interpreter as the floor.
 
 The reference (OpenProgram's own memory code, AGPL) is not run here: its figures are the
-ones the issue measured side by side (Scriptorium / reference, medians). Each path here
+ones the issue measured side by side (Scriptorium / reference, medians);
+bench/reference_paths.py runs its own functions beside ours, pointed at a checkout. Each path here
 is the median of RUNS fresh processes, and `python -c pass` is timed between them in the
 same run, so a loaded machine shows as a high floor rather than as a regression:
 
@@ -11,10 +12,16 @@ same run, so a loaded machine shows as a high floor rather than as a regression:
   * mark20_call_ms   the same process's call alone: from after those imports (SessionStore
                      built, `mark_written` called: any import inside the call is counted);
                      both against the reference's one figure
+  * mark20_ckpt_ms   the same, when the mark empties the marks' redo log first (its records
+                     are old: core/sessions/redo.py): what one mark in ~ten pays for the
+                     fsyncs the others leave to the log (here: the previous run's record)
   * io_floor_ms      the file system's part of that mark, measured beside it: the same durable
                      rewrite of 20 other node files of that session in bare os calls, no
-                     project module (list, read, write temps, fsync in 4 threads, rename,
-                     fsync the directory) — what any implementation on this disk pays
+                     project module (read each by its known name, write temps, one record
+                     appended to a log and fdatasynced, rename over) — what this design
+                     pays on this disk before any Python
+  * io_fsync_ms      the design before it in bare os calls (list history/ to find the files,
+                     read, write temps, fsync them in 4 threads, rename, fsync the directory)
   * ref_io_ms        the reference's file pattern for 20 node files on this disk, in bare os
                      calls (git_session.atomic_write_text per node: temp, fsync, rename, fsync
                      the directory, one file after another; names from its in-memory index,
@@ -34,7 +41,8 @@ environment: with `PYTHONDONTWRITEBYTECODE` set (this machine's default) and no
 imports from source, inside the figures.
 
 Usage: python bench/store_paths.py [--compile]   (RUNS=N in the environment: runs, default 5)
-Last line: {"floor_s": …, "mark20_ms": …, "mark20_call_ms": …, "io_floor_ms": …, "ref_io_ms": …, "core_s": …, "write_ms": …,
+Last line: {"floor_s": …, "mark20_ms": …, "mark20_call_ms": …, "mark20_ckpt_ms": …, "io_floor_ms": …, "io_fsync_ms": …,
+            "ref_io_ms": …, "core_s": …, "write_ms": …,
             "first_open_ms": …, "ratio_mark20": …, "ratio_mark20_call": …, "ratio_core": …, "ratio_write": …,
             "ratio_first_open": …, "cpu_…": …}
 """
@@ -62,11 +70,13 @@ TEXT = "lorem ipsum dolor sit amet " * 4
 MEASURED = {  # printed in this order, with a note
     "mark20_ms": "imports + call",
     "mark20_call_ms": "the call alone, after the imports",
+    "mark20_ckpt_ms": "imports + call, emptying the redo log first",
     "io_floor_ms": "the file system's part: the same rewrite of 20 node files in bare os calls",
+    "io_fsync_ms": "the design before (list, fsync every temp, fsync the directory), bare os",
     "ref_io_ms": "the reference's file pattern for those 20 (fsync, rename, fsync dir, file by file), bare os",
     "core_s": "", "write_ms": "", "first_open_ms": "",
 }
-REFERENCE_OF = {"mark20_call_ms": "mark20_ms"}  # the reference's one mark figure, beside both of ours
+REFERENCE_OF = {"mark20_call_ms": "mark20_ms", "mark20_ckpt_ms": "mark20_ms"}  # the reference's one mark figure, beside both of ours
 
 
 ENV: dict[str, str] | None = None  # the children's environment (main: the byte-code cache)
@@ -117,10 +127,35 @@ print(json.dumps({"ms": (t2 - t) * 1000, "cpu_ms": (c2 - c) * 1000,
                   "call_ms": (t2 - t1) * 1000, "call_cpu_ms": (c2 - c1) * 1000}))
 """
 # The file system's part of a mark: the same durable rewrite of 20 node files in bare os
-# calls, no project module loaded (list the directory to find them, read each, write a temp
-# beside it, fsync the temps in 4 threads, rename them over, fsync the directory). Rewrites
-# other turns than the marks (the same bytes: nothing changes).
+# calls, no project module loaded: each read by its name (known: a mark finds them in the
+# saved index), a temp written beside it, their bytes appended to a log as one record and
+# that fdatasynced, the temps renamed over. Rewrites other turns than the marks (the same
+# bytes: nothing changes).
 IO_FLOOR = """
+import os, sys, time
+t, c = time.perf_counter(), time.process_time()
+history, names = sys.argv[1], sys.argv[2].split(",")
+datas = []
+for n in names:
+    fd = os.open(f"{history}/{n}", os.O_RDONLY)
+    datas.append(os.read(fd, 1 << 20))
+    os.close(fd)
+for n, data in zip(names, datas):
+    fd = os.open(f"{history}/{n}.floor.tmp", os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    os.write(fd, data)
+    os.close(fd)
+fd = os.open(f"{history}/../.scriptorium/floor.log", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+os.write(fd, b"".join(datas))
+os.fdatasync(fd)
+os.close(fd)
+for n in names:
+    os.replace(f"{history}/{n}.floor.tmp", f"{history}/{n}")
+t2, c2 = time.perf_counter(), time.process_time()
+import json
+print(json.dumps({"ms": (t2 - t) * 1000, "cpu_ms": (c2 - c) * 1000, "files": len(names)}))
+"""
+# The design before it (every temp fsynced, four threads; history/ listed to find them).
+IO_FSYNC = """
 import os, sys, time, _thread
 t, c = time.perf_counter(), time.process_time()
 history, wanted = sys.argv[1], {f"-{i}.json" for i in sys.argv[2].split(",")}
@@ -233,10 +268,22 @@ def main() -> None:
                 walls[key].append(got[wall_of])
                 cpu[key].append(got[cpu_of])
             os.sync()
-            got = child(IO_FLOOR, history, ",".join(ids[5000 + run * 40: 5020 + run * 40]))
+            redo_log = SessionStore(root).session_paths(sid).marks_redo
+            if redo_log.exists():
+                os.utime(redo_log, (time.time() - 7200, time.time() - 7200))  # its records are old: checkpoint
+            got = child(MARK, str(root), sid, ",".join(ids[3000 + run * 40: 3020 + run * 40]), wid)
+            walls["mark20_ckpt_ms"].append(got["ms"])
+            cpu["mark20_ckpt_ms"].append(got["cpu_ms"])
+            os.sync()
+            got = child(IO_FLOOR, history, ",".join(filenames[n] for n in ids[5000 + run * 40: 5020 + run * 40]))
             assert got["files"] == 20, got
             walls["io_floor_ms"].append(got["ms"])
             cpu["io_floor_ms"].append(got["cpu_ms"])
+            os.sync()
+            got = child(IO_FSYNC, history, ",".join(ids[7000 + run * 40: 7020 + run * 40]))
+            assert got["files"] == 20, got
+            walls["io_fsync_ms"].append(got["ms"])
+            cpu["io_fsync_ms"].append(got["cpu_ms"])
             os.sync()
             got = child(REF_IO, history, ",".join(filenames[n] for n in ids[6000 + run * 40: 6020 + run * 40]))
             walls["ref_io_ms"].append(got["ms"])

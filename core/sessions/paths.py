@@ -5,7 +5,7 @@
   meta.json               head_id, updated_at, title, ...
   history/NNNN-<u|l|c>-<node>.json   one file per node
   workdir/.gitkeep
-  .scriptorium/           git-excluded runtime: index.json, gen, lock, uncommitted, undo.N
+  .scriptorium/           git-excluded runtime: index.json, gen, lock, uncommitted, undo.N, marks.redo
 ```
 
 The one place these names are spelled: the store, the index, the git side, the
@@ -22,6 +22,7 @@ from ..paths import RUNTIME_DIR, StatePaths
 from ..values import Frozen
 
 HISTORY_REL = "history"
+REDO_REL = f"{RUNTIME_DIR}/marks.redo"  # the marks' redo log (redo.py)
 META_REL = "meta.json"
 WORKDIR_KEEP_REL = "workdir/.gitkeep"
 COMMITTED_RELS = (HISTORY_REL, META_REL, WORKDIR_KEEP_REL)  # everything a session's commits hold
@@ -92,6 +93,11 @@ class SessionPaths(Frozen):
     def index_journal(self) -> Path:
         """Index rows appended by marks since the last full save."""
         return self.runtime / "index.journal"
+
+    @property
+    def marks_redo(self) -> Path:
+        """The marks' redo log: their durable commit until a checkpoint (redo.py)."""
+        return self.root / REDO_REL
 
     @property
     def generation(self) -> Path:

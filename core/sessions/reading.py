@@ -14,6 +14,7 @@ from pathlib import Path
 
 from ..paths import StatePaths
 from ..values import TYPE_CHECKING, Frozen
+from . import redo
 from .errors import InvalidNode, SessionError, UnknownNode, UnknownSession
 from .index import IndexEntry, NodeFileError, SessionIndex, read_node_file
 from .nodes import ROOT_ID, Node, valid_node_id
@@ -141,6 +142,8 @@ class SessionReader:
         try:
             index = self._indexes.get(sid)
             if index is None:
+                if redo.lost(d):  # a crash undid marks the redo log holds: put them back first
+                    _recover_marks(d)
                 index = SessionIndex.open(d)
                 self._indexes[sid] = index
                 changed = True
@@ -331,3 +334,16 @@ def _save_unsaved(indexes: dict[str, SessionIndex], held: dict[str, dict[str, An
 
 def _num(value: Any) -> float:
     return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else 0.0
+
+
+RECOVER_WAIT_S = 5.0  # a reader waits this long for the session lock to repair marks; its holder repairs them too
+
+
+def _recover_marks(d: Path) -> None:
+    """A reader's repair of marks a crash undid (redo.py), under the session lock."""
+    from ..flock import flock
+
+    with contextlib.suppress(Exception):  # a busy lock: its holder (a writer, a marker) recovers before it writes
+        with flock(SessionPaths(d).lock, RECOVER_WAIT_S):
+            redo.recover(d)
+

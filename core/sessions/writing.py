@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from . import redo
 from . import repo as session_git
 from ..flock import flock as _flock
 from ..fsutil import atomic_write_bytes, fsync_dir, write_file_batched
@@ -281,7 +282,8 @@ class SessionWriter:
         from ..git_locks import clear_stale_locks
 
         clear_stale_locks(SessionPaths(d).git, locked_at)
-        if session_git.flag_is_up(d) and sid not in self._unborn:
+        recovered = redo.lost(d) and redo.recover(d) > 0  # marks a crash undid, back before anyone rewrites them
+        if (recovered or session_git.flag_is_up(d)) and sid not in self._unborn:
             self._repo(d)  # a `git init` killed half-way is completed first: its status would fail
             if paths := session_git.leftovers(d):  # marks awaiting a commit, or a killed writer's files
                 if fold:  # a batch takes them into its own commit

@@ -4,8 +4,10 @@ item 1): the uncommitted flag stays up and the session's next writer commits the
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from scriptorium.core.sessions.marker import MARK_KEY, mark_written, pending, workspace_id
@@ -100,3 +102,163 @@ def test_a_first_mark_in_a_process_loads_no_heavy_module_and_writes_every_file(t
         doc = json.loads(fresh.session_paths(sid).node(fresh.entry(sid, nid).filename).read_bytes())
         assert doc["metadata"][MARK_KEY] == wid and doc["output"] == f"turn {ids.index(nid)}"
     assert [t.id for t in pending(fresh, sid, workspace=wid)] == ids[79:]
+
+
+def _session(store: SessionStore, turns: int) -> tuple[str, list[str]]:
+    sid = store.create_session("redo")
+    with store.batch(sid):
+        ids = [store.append(sid, "user" if i % 2 == 0 else "assistant", f"turn {i}").id for i in range(turns)]
+    store.save_index(sid)
+    return sid, ids
+
+
+def test_a_fresh_mark_finds_its_files_through_the_saved_index_without_listing_history(
+        tmp_path: Path, monkeypatch) -> None:
+    store = SessionStore(tmp_path / "state")
+    wid = workspace_id(store.state_dir)
+    sid, ids = _session(store, 40)
+    late = store.append(sid, "user", "appended after the index was saved").id  # the saved index may not name it
+    history = str(store.session_paths(sid).history)
+    listed: list[str] = []
+    real_listdir, real_scandir = os.listdir, os.scandir
+
+    def listdir(path=".", *args):
+        listed.append(str(path))
+        return real_listdir(path, *args)
+
+    def scandir(path=".", *args):
+        listed.append(str(path))
+        return real_scandir(path, *args)
+
+    monkeypatch.setattr(os, "listdir", listdir)
+    monkeypatch.setattr(os, "scandir", scandir)
+    mark_written(SessionStore(tmp_path / "state"), sid, ids[10:30], wid)  # a process that read nothing
+    assert history not in listed
+    mark_written(SessionStore(tmp_path / "state"), sid, [ids[31], late], wid)  # one named, one not
+    monkeypatch.undo()
+    fresh = SessionStore(tmp_path / "state")
+    marked = {e.id for e in fresh.index(sid).entries.values() if e.marks.get(MARK_KEY) == wid}
+    assert marked == {*ids[10:30], ids[31], late}
+
+
+def test_a_mark_is_made_durable_by_one_sync_of_its_redo_record(tmp_path: Path, monkeypatch) -> None:
+    store = SessionStore(tmp_path / "state")
+    wid = workspace_id(store.state_dir)
+    sid, ids = _session(store, 30)
+    synced: list[str] = []
+    real_fsync, real_fdatasync = os.fsync, os.fdatasync
+
+    def fsync(fd: int) -> None:
+        synced.append(os.readlink(f"/proc/self/fd/{fd}"))
+        real_fsync(fd)
+
+    def fdatasync(fd: int) -> None:
+        synced.append(os.readlink(f"/proc/self/fd/{fd}"))
+        real_fdatasync(fd)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    monkeypatch.setattr(os, "fdatasync", fdatasync)
+    marker = SessionStore(tmp_path / "state")
+    mark_written(marker, sid, ids[1:21], wid)
+    redo_log = str(store.session_paths(sid).marks_redo)
+    assert synced == [redo_log, str(store.session_paths(sid).runtime)]  # a new log: its folder too
+    synced.clear()
+    mark_written(marker, sid, ids[21:25], wid)
+    assert synced == [redo_log]  # the log exists now: one sync, no folder
+
+
+def _crash_undoes(path: Path, keep: Path) -> None:
+    """What a power cut before the kernel wrote a mark's rename back leaves: the name
+    holds the file as it was before the mark (the same inode, size and time)."""
+    os.replace(keep, path)
+
+
+def test_marks_a_crash_undid_are_put_back_from_the_redo_log_by_the_next_reader(tmp_path: Path) -> None:
+    store = SessionStore(tmp_path / "state")
+    wid = workspace_id(store.state_dir)
+    sid, ids = _session(store, 12)
+    layout = store.session_paths(sid)
+    files = [layout.node(store.entry(sid, n).filename) for n in ids[2:6]]
+    kept = [f.with_name(f.name + ".before") for f in files]
+    for f, k in zip(files, kept):
+        os.link(f, k)  # the pre-mark inode stays alive, as it does on disk until the crash is replayed
+    mark_written(SessionStore(tmp_path / "state"), sid, ids[2:6], wid)
+    for f, k in zip(files[:3], kept[:3]):
+        _crash_undoes(f, k)
+    files[3].write_bytes(b"")  # and one whose data never reached the disk
+    kept[3].unlink()
+    for f in files:
+        assert MARK_KEY not in f.read_text()
+
+    later = SessionStore(tmp_path / "state")
+    assert [t.id for t in pending(later, sid, workspace=wid)] == ids[6:]
+    for f in files:
+        assert json.loads(f.read_bytes())["metadata"][MARK_KEY] == wid  # on the turns again, not only in the log
+    later.append(sid, "user", "and on")  # the writer commits them
+    for f in files:
+        assert MARK_KEY in git_out(layout.root, "show", f"HEAD:history/{f.name}")
+
+
+def test_the_redo_log_never_undoes_a_later_write_nor_brings_back_a_deleted_file(tmp_path: Path) -> None:
+    store = SessionStore(tmp_path / "state")
+    wid = workspace_id(store.state_dir)
+    sid, ids = _session(store, 8)
+    layout = store.session_paths(sid)
+    mark_written(SessionStore(tmp_path / "state"), sid, ids[1:5], wid)
+    rewritten = layout.node(store.entry(sid, ids[1]).filename)
+    doc = json.loads(rewritten.read_bytes())
+    doc["metadata"]["later"] = True
+    tmp = rewritten.with_name("later.tmp")
+    tmp.write_text(json.dumps(doc))  # OpenProgram's way: a temp renamed over (a new inode)
+    os.replace(tmp, rewritten)
+    gone = layout.node(store.entry(sid, ids[2]).filename)
+    gone.unlink()
+
+    reader = SessionStore(tmp_path / "state")
+    reader.index(sid)
+    assert json.loads(rewritten.read_bytes())["metadata"]["later"] is True
+    assert not gone.exists()
+
+
+def test_a_mark_checkpoints_the_redo_log_once_its_records_are_old(tmp_path: Path) -> None:
+    store = SessionStore(tmp_path / "state")
+    wid = workspace_id(store.state_dir)
+    sid, ids = _session(store, 20)
+    log = store.session_paths(sid).marks_redo
+    mark_written(SessionStore(tmp_path / "state"), sid, ids[1:5], wid)
+    mark_written(SessionStore(tmp_path / "state"), sid, ids[5:9], wid)
+    two = log.stat().st_size
+    os.utime(log, (time.time() - 7200, time.time() - 7200))  # written two hours ago: long on disk
+    mark_written(SessionStore(tmp_path / "state"), sid, ids[9:13], wid)
+    assert 0 < log.stat().st_size < two  # the old records folded away, only the new one left
+    fresh = SessionStore(tmp_path / "state")
+    marked = {e.id for e in fresh.index(sid).entries.values() if e.marks.get(MARK_KEY) == wid}
+    assert marked == set(ids[1:13])
+
+
+def test_a_mark_checkpoints_a_long_redo_log_whatever_its_age(tmp_path: Path, monkeypatch) -> None:
+    from scriptorium.core.sessions import redo
+
+    store = SessionStore(tmp_path / "state")
+    wid = workspace_id(store.state_dir)
+    sid, ids = _session(store, 20)
+    log = store.session_paths(sid).marks_redo
+    mark_written(SessionStore(tmp_path / "state"), sid, ids[1:5], wid)
+    one = log.stat().st_size
+    monkeypatch.setattr(redo, "CHECKPOINT_BYTES", one - 1)
+    mark_written(SessionStore(tmp_path / "state"), sid, ids[5:9], wid)
+    assert [e.filename for e in redo.read(log.parent.parent)] == [store.entry(sid, n).filename for n in ids[5:9]]
+
+
+def test_marking_again_a_file_whose_earlier_mark_a_crash_undid_keeps_both_marks(tmp_path: Path) -> None:
+    store = SessionStore(tmp_path / "state")
+    wid = workspace_id(store.state_dir)
+    sid, ids = _session(store, 8)
+    f = store.session_paths(sid).node(store.entry(sid, ids[3]).filename)
+    kept = f.with_name(f.name + ".before")
+    os.link(f, kept)
+    mark_written(SessionStore(tmp_path / "state"), sid, [ids[3]], wid)
+    _crash_undoes(f, kept)
+    SessionStore(tmp_path / "state").mark_nodes(sid, {ids[3]: {"memory_written_other": "w-0000abcd"}})  # fresh process
+    metadata = json.loads(f.read_bytes())["metadata"]
+    assert (metadata[MARK_KEY], metadata["memory_written_other"]) == (wid, "w-0000abcd")

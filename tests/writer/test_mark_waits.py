@@ -111,10 +111,11 @@ def test_marks_that_cannot_be_written_are_marking_failed(store: SessionStore, mo
     sid = store.create_session("unwritable")
     chain(store, sid, TURNS, text=SAID)
 
-    def refused(items: object, **kw: object) -> None:
+    def refused(session_dir: object, entries: object) -> None:  # the mark's durable record cannot be written
         raise PermissionError(errno.EACCES, "Permission denied", "history/0001-u-u1.json")
-    monkeypatch.setattr(marks, "atomic_write_many", refused)
+    monkeypatch.setattr(marks.redo, "append", refused)
     result = finish(store, sid)
     assert (result.outcome, result.code) == ("permanent", "MARKING_FAILED"), result.message
     assert "installed" in result.message and "Permission denied" in result.message
     assert [t.id for t in pending(store, sid)] == TURNS
+    assert not [p for p in store.session_paths(sid).history.iterdir() if p.name.endswith(".tmp")]  # temps gone
