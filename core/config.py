@@ -7,18 +7,24 @@ or unreadable file reads as no settings: configuration never blocks the engine.
 from __future__ import annotations
 
 from collections.abc import MutableMapping
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from .fsutil import atomic_write_text
 from .paths import StatePaths
+from .values import TYPE_CHECKING, Value
+
+if TYPE_CHECKING:
+    from typing import Any
 
 
-@dataclass
-class Config:
-    data: dict[str, Any] = field(default_factory=dict)
-    problem: str | None = None  # why the file could not be read, if it could not
+class Config(Value):
+    """The parsed file (`data`), and why it could not be read (`problem`), if it could not."""
+
+    __slots__ = ("data", "problem")
+
+    def __init__(self, data: dict[str, Any] | None = None, problem: str | None = None) -> None:
+        self.data: dict[str, Any] = {} if data is None else data
+        self.problem = problem
 
     def get(self, key: str, default: Any = None) -> Any:
         node: Any = self.data

@@ -12,10 +12,11 @@ in even more directly, without the CLI's parser (`core.agents.hook_entry`).
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
+
+TYPE_CHECKING = False  # typing's flag without importing typing: an agent's hook starts here
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
     from pathlib import Path
 
 

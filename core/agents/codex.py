@@ -20,10 +20,13 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
 
+from ..values import TYPE_CHECKING
 from .claude_code import output as _claude_output
 from .event import HookEvent, text_field
+
+if TYPE_CHECKING:
+    from typing import Any
 
 AGENT = "codex"
 IMPORT_KIND = "codex"

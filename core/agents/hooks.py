@@ -18,13 +18,17 @@ import os
 import sys
 import time
 from pathlib import Path
-from types import ModuleType
-from typing import Any
 
+from ..values import TYPE_CHECKING
 from . import hook_log
-from .event import HookEvent
-from .hook_output import say
 from .hook_log import HookCall
+from .hook_output import say
+
+if TYPE_CHECKING:
+    from types import ModuleType
+    from typing import Any
+
+    from .event import HookEvent
 
 AGENTS = ("claude-code", "codex", "pi")
 BACKGROUND = ("stop", "pre-compact", "session-end")
@@ -137,7 +141,7 @@ def _recall(state_dir: Path, ev: HookEvent, call: HookCall) -> str:
     seen = seen_blocks(state_dir, ev.agent, ev.session_id) if ev.session_id else set()
     found, via = ask(state_dir, ev.prompt, seen) if ev.prompt.strip() else (None, "cold (no prompt)")
     if found is None:  # no warm process to ask: the same recall here
-        from dataclasses import asdict
+        from dataclasses import asdict  # the cold recall loads far more than this
 
         from .recall import recall_for_prompt
 

@@ -13,22 +13,26 @@ from __future__ import annotations
 import json
 import re
 import zlib
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..fence import AGENT_NOTE, core_injection
 from ..paths import StatePaths
+from ..values import Value
 
 CORE_RENDER = "core.md"
 TOKENS_FILE = "core-tokens.json"  # under <runtime>/hooks/: the last injection's token count
 _BLOCK_ID = re.compile(r"\s\^([A-Za-z0-9-]+)[ \t]*$", re.MULTILINE)
 
 
-@dataclass
-class Injection:
-    text: str  # the fenced core, or "" (nothing to inject)
-    reason: str  # "injected" | "off" (core.inject = false) | "empty" (no core, or nothing but headings)
-    blocks: list[str] = field(default_factory=list)  # block ids in the injected text
+class Injection(Value):
+    """text: the fenced core, or "" (nothing to inject); reason: "injected" | "off" (core.inject
+    = false) | "empty" (no core, or nothing but headings); blocks: the block ids in the text."""
+
+    __slots__ = ("text", "reason", "blocks")
+
+    def __init__(self, text: str, reason: str, blocks: list[str] | None = None) -> None:
+        self.text, self.reason = text, reason
+        self.blocks: list[str] = [] if blocks is None else blocks
 
 
 def inject_enabled(state_dir: Path) -> bool:

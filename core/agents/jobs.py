@@ -20,13 +20,17 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from types import ModuleType
-from typing import Any
 
 from ..fsutil import atomic_write_text
 from ..paths import StatePaths
-from .event import HookEvent
-from .hook_log import HookCall
+from ..values import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from types import ModuleType
+    from typing import Any
+
+    from .event import HookEvent
+    from .hook_log import HookCall
 
 STRENGTH = {"stop": 0, "pre-compact": 1, "session-end": 2}
 
@@ -110,7 +114,7 @@ def _work(module: ModuleType, ev: HookEvent, state_dir: Path, call: HookCall) ->
             return
         try:
             while (event := _take(request)) is not None:
-                _one(module, HookEvent(**{**ev.__dict__, "event": event}), state_dir, call)
+                _one(module, ev.but(event), state_dir, call)
         finally:
             lock.release()
         if not request.exists():  # a request that arrived while we released is ours to do

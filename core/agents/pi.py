@@ -34,9 +34,12 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
+from ..values import TYPE_CHECKING
 from .event import HookEvent, text_field
+
+if TYPE_CHECKING:
+    from typing import Any
 
 AGENT = "pi"
 IMPORT_KIND = "pi"

@@ -33,9 +33,12 @@ import os
 import time
 import zlib
 from pathlib import Path
-from typing import Any
 
 from ..paths import StatePaths
+from ..values import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Any
 
 SOCKET_NAME = "recall.sock"
 LOCK_NAME = "recall.lock"

@@ -37,9 +37,12 @@ loads git and the transaction machinery.
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Any
+
+from ..values import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the same names as _EXPORTS, for type checkers
+    from typing import Any
+
     from .core_render import CoreRender, injection, render_core
     from .core_status import CoreStatus
     from .reading import read_consistent

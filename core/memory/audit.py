@@ -11,7 +11,11 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any
+
+from ..values import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Any
 
 AUDIT_NAME = "audit.jsonl"
 

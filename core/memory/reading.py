@@ -28,14 +28,17 @@ from __future__ import annotations
 import json
 import os
 import time
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
 
 from ..paths import INSTALL_BACKUP, INSTALL_JOURNAL, RUNTIME_DIR, StatePaths
+from ..values import TYPE_CHECKING
 from .audit import AUDIT_NAME
 
-T = TypeVar("T")
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any, TypeVar
+
+    T = TypeVar("T")
 
 WAIT = 1.0  # seconds a reader waits on a live writer's install before it reads a snapshot
 POLL = 0.05

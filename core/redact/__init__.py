@@ -12,8 +12,7 @@ spans at start-up) should not pay for them.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
+from ..values import TYPE_CHECKING
 from .placeholder import PLACEHOLDER_RE, PRIVATE_MARK, placeholder_counts
 
 if TYPE_CHECKING:

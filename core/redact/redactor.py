@@ -10,16 +10,18 @@ from __future__ import annotations
 import re
 import threading
 from collections import Counter
-from collections.abc import Iterable
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from ..config import load_config
 from ..paths import StatePaths
+from ..values import TYPE_CHECKING
 from .key import load_or_create_key
 from .placeholder import PLACEHOLDER_RE, PRIVATE_MARK, placeholder_counts  # noqa: F401  (re-exported)
 from .rules import BUILTIN_RULES, Rule, field_secret
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+    from typing import Any
 
 PRIVATE_KIND = "private"
 _ANY_PLACEHOLDER = re.compile(r"[\[(]?REDACTED:[a-z0-9][a-z0-9-]{0,40}:[0-9a-f]{8}[\])]?")
@@ -34,12 +36,16 @@ _PRIVATE, _PLACEHOLDER = -1, -2
 _MARKERS = {_PRIVATE: ("<private>", True), _PLACEHOLDER: ("REDACTED:", False)}
 
 
-@dataclass
 class RedactSettings:
-    rules: tuple[Rule, ...] = BUILTIN_RULES
-    allow: frozenset[str] = frozenset()
-    allow_res: tuple[re.Pattern[str], ...] = ()
-    problems: list[str] = field(default_factory=list)
+    """The rules (the built-in ones and the user's), what is never redacted, and what was wrong."""
+
+    __slots__ = ("rules", "allow", "allow_res", "problems")
+
+    def __init__(self) -> None:
+        self.rules: tuple[Rule, ...] = BUILTIN_RULES
+        self.allow: frozenset[str] = frozenset()
+        self.allow_res: tuple[re.Pattern[str], ...] = ()
+        self.problems: list[str] = []
 
 
 def load_settings(state_dir: Path) -> RedactSettings:

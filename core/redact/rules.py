@@ -19,24 +19,35 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Callable
-from dataclasses import dataclass
-from functools import cached_property, lru_cache
+from functools import lru_cache
+
+from ..values import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 
-@dataclass(frozen=True)
 class Rule:
-    kind: str
-    regex: str | re.Pattern[str]  # compiled on first use: text holding none of the literals never needs it
-    literals: tuple[str, ...]  # the rule is tried where one of these occurs (in any casing)
-    group: int = -1  # the group that is the secret: 0 the whole match, -1 the last group that matched
-    check: Callable[[str, re.Match[str]], bool] | None = None  # a candidate is redacted only if this says so
-    back: int = 0  # the match starts this many characters before the literal
-    caseless: bool = True  # whether the literals match in any casing (env names are in capitals only)
+    """One secret shape. `regex` is compiled on first use (`pattern`): text holding none of
+    the `literals` (where the rule is tried, in any casing unless `caseless` is false) never
+    needs it. `group` is the secret (0 the whole match, -1 the last group that matched);
+    `check` redacts a candidate only if it says so; the match starts `back` characters
+    before the literal."""
 
-    @cached_property
+    __slots__ = ("kind", "regex", "literals", "group", "check", "back", "caseless", "_pattern")
+
+    def __init__(self, kind: str, regex: str | re.Pattern[str], literals: tuple[str, ...], group: int = -1,
+                 check: Callable[[str, re.Match[str]], bool] | None = None, back: int = 0,
+                 caseless: bool = True) -> None:
+        self.kind, self.regex, self.literals, self.group = kind, regex, literals, group
+        self.check, self.back, self.caseless = check, back, caseless
+        self._pattern: re.Pattern[str] | None = None
+
+    @property
     def pattern(self) -> re.Pattern[str]:
-        return re.compile(self.regex)
+        if self._pattern is None:
+            self._pattern = re.compile(self.regex)
+        return self._pattern
 
 
 def entropy(value: str) -> float:

@@ -42,3 +42,17 @@ def test_what_a_hook_is_given_is_redacted_before_it_is_logged(tmp_path):
     assert len(logged.splitlines()) == 2 and "error" in logged
     assert token not in logged and aws not in logged and "Hunter2x" not in logged
     assert "[REDACTED:github-token:" in logged and "[REDACTED:aws-access-key:" in logged
+
+
+def test_a_log_line_is_redacted_by_the_users_rules_and_private_spans_too(tmp_path):
+    """The log line builds the redactor only when a string could hold a secret; a user's own
+    rule (no literals), a `<private>` span and a secret-named field always count as that."""
+    state = tmp_path / "state"
+    state.mkdir()
+    (state / "config.toml").write_text('[redact.patterns]\nticket = "zq[0-9]{6}"\n', encoding="utf-8")
+    detail = {"note": "before <PRIVATE>hidden words</PRIVATE> after", "api_key": "Zx81Qp02Lm93Wn74"}
+    hook_log.append(state, HookCall(agent="pi", event="e", outcome="error", error="failed on zq123456",
+                                    detail=detail))
+    logged = hook_log.log_path(state).read_text(encoding="utf-8")
+    assert "zq123456" not in logged and "[REDACTED:ticket:" in logged
+    assert "hidden words" not in logged and "Zx81Qp02Lm93Wn74" not in logged
