@@ -45,6 +45,8 @@ _INTENSIFIER = re.compile(r"\b(is|was|am|are|were|be|feel|feels|felt|looks?|seem
                           re.I)  # "it was so powerful" -> "it was powerful"
 _CONJUNCTIONS = frozenset({"so", "and", "but", "also", "then", "now", "btw", "plus", "anyway"})
 _ASKS = re.compile(r"\b(?:what|why|how|where|which|who|when)\b", re.I)
+_TAG_QUESTION = re.compile(r"(?:,\s*(?:aren't|isn't|don't|doesn't|won't|right|no|ok|okay|yes)\b[\w\s']{0,12}|"
+                           r"^(?:i think|i believe|i guess|maybe|perhaps)\b.*)\?$", re.I)
 _PRONOUN_LEAD = re.compile(r"^(?:it|that|this|they|those|these|he|she|there|which|what)\b", re.I)
 _QUESTION_OPENERS = frozenset("""
 what what's whats how how's why when where who whose whom which do does did is are was were am can could would will
@@ -56,6 +58,7 @@ can't couldn't shouldn't may might you u r right ok okay so and or hey
 _NARRATION = re.compile(
     r"^(?:(?:ok(?:ay)?|great|good|perfect|excellent|alright|right|so|done|also|and|but|still|yes|sure)[,!.:—–-]*\s+)*"
     r"(?:(?:now|next|then|first|finally|afterwards)\b"
+    r"|here(?:'s| is| are)\b|(?:now )?looking at\b"
     r"|(?:let me|let's|lets|i'll|i will|i'm going to|i am going to|i'm gonna|i need to|i have to|i should|i must|"
     r"(?:still |also )?need to|(?:we )?still need|"
     r"i want to|i can now|i'd like to|we need to|we'll|time to|going to|starting|continuing|moving on|back to|"
@@ -475,8 +478,8 @@ def _note(sentence: str, turn: Turn) -> Note | None:
         opener = re.sub(r"(\w)\1{2,}", r"\1", first.group(0).casefold()) if first else ""  # "Sooo, why ..."
         if first is None or opener in _QUESTION_OPENERS or sentence.endswith("？"):
             return None
-        if turn.work and _ASKS.search(" ".join(sentence.split()[:4])):  # "Sooo, why are we using X?": it asks
-            return None
+        if turn.work and (_ASKS.search(" ".join(sentence.split()[:4])) or _TAG_QUESTION.search(sentence)):
+            return None  # "Sooo, why are we using X?", "we are ready to release, aren't we?": it asks
     if turn.work and turn.role == "assistant" and _working_step(sentence):
         return None
     if sentence.endswith(":") or _code_like(sentence):  # a label introducing a list, or a code/log line
@@ -553,6 +556,8 @@ def _is_rule(sentence: str) -> bool:
         return False
     if _HEDGE.search(sentence) or _PASTED.search(sentence) or sentence.count("`") >= 4:
         return False
+    if any(_WORD.match(c) and _WORD.match(c).group(0).casefold() in _PROCESS for c in re.split(r"[,;]\s*", sentence)):
+        return False  # "don't modify the theme, look into the footer sources": what to do now, not a rule
     return bool(_RULE.search(sentence)) and not re.match(r"(?i)(?:that|this|it)\b", sentence)
 
 
@@ -575,7 +580,8 @@ _VERBISH = re.compile(r"\b(?:is|are|was|were|be|been|should|must|will|would|can|
 
 def _after_narration(sentence: str) -> str:
     """What a narrating sentence says after its colon, when that is a sentence of its own."""
-    head, colon, tail = sentence.partition(": ")
+    looking = re.match(r"(?i)^(?:now |so )?looking at\b[^,:]{0,60},\s+", sentence)  # "Looking at this, X is Y"
+    head, colon, tail = ("", ", ", sentence[looking.end():]) if looking else sentence.partition(": ")
     tail = tail.strip()
     if not colon or len(tail.split()) < MIN_WORK_WORDS or not _VERBISH.search(tail) or _working_step(tail):
         return ""
