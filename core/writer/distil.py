@@ -45,8 +45,13 @@ _INTENSIFIER = re.compile(r"\b(is|was|am|are|were|be|feel|feels|felt|looks?|seem
                           re.I)  # "it was so powerful" -> "it was powerful"
 _CONJUNCTIONS = frozenset({"so", "and", "but", "also", "then", "now", "btw", "plus", "anyway"})
 _ASKS = re.compile(r"\b(?:what|why|how|where|which|who|when)\b", re.I)
+_REPORTS = re.compile(r"\b(?:not|still|never|broken|fail\w*|crash\w*|error\w*|wrong|missing)\b|n't\b", re.I)
 _TAG_QUESTION = re.compile(r"(?:,\s*(?:aren't|isn't|don't|doesn't|won't|right|no|ok|okay|yes)\b[\w\s']{0,12}|"
                            r"^(?:i think|i believe|i guess|maybe|perhaps)\b.*)\?$", re.I)
+_MIXED_CASE = re.compile(r"\b[A-Za-z]*[a-z][A-Z]\w*")  # MarkdownTheme, LiveView, SQLite: a name in code
+# a finding that says why, or what must be (kept though it names no file or symbol)
+_BECAUSE = re.compile(r"\b(?:because|since|so that|instead of|rather than|must|should|never|always|decided|chose|"
+                      r"the fix|fixed by|root cause|caused by|due to|requires?|needs?)\b", re.I)
 _PRONOUN_LEAD = re.compile(r"^(?:it|that|this|they|those|these|he|she|there|which|what)\b", re.I)
 _QUESTION_OPENERS = frozenset("""
 what what's whats how how's why when where who whose whom which do does did is are was were am can could would will
@@ -58,7 +63,7 @@ can't couldn't shouldn't may might you u r right ok okay so and or hey
 _NARRATION = re.compile(
     r"^(?:(?:ok(?:ay)?|great|good|perfect|excellent|alright|right|so|done|also|and|but|still|yes|sure)[,!.:—–-]*\s+)*"
     r"(?:(?:now|next|then|first|finally|afterwards)\b"
-    r"|here(?:'s| is| are)\b|(?:now )?looking at\b"
+    r"|here(?:'s| is| are)\b|(?:now )?looking at\b|one more\b|another one\b"
     r"|(?:let me|let's|lets|i'll|i will|i'm going to|i am going to|i'm gonna|i need to|i have to|i should|i must|"
     r"(?:still |also )?need to|(?:we )?still need|"
     r"i want to|i can now|i'd like to|we need to|we'll|time to|going to|starting|continuing|moving on|back to|"
@@ -76,6 +81,7 @@ _STATUS = re.compile(
     r"^(?:all green|clean compile|compiles clean|no (?:new )?(?:errors|issues|warnings|failures)|pushed|committed|"
     r"done|expected|still compiling|progress|almost done|none of (?:the |my |our )?(?:changes|edits))\b", re.I)
 _DONE = re.compile(r"\b(?:done|closed|pushed|committed|merged|finished|passing|found \d+|running now|uncommitted|"
+                   r"(?:is|are) (?:now )?ready|"
 
                    r"unstaged|untracked|is running|is building|\d+ of \d+|\d+ (?:tests?|doctests?|failures?|"
                    r"errors?|warnings?))\b", re.I)
@@ -186,7 +192,8 @@ def distil(turns: list[Turn]) -> list[Note]:
     asked: Turn | None = None  # the last turn, when it asked and left no note
     for turn in turns:
         kept = [n for n in (_note(s, turn) for s in _sentences(turn.text, turn.work)) if n is not None]
-        if asked is not None and asked.speaker != turn.speaker and (not kept or len(turn.text.split()) <= 8):
+        short = len(turn.text.split()) <= (12 if turn.work else 8)  # a working session's long answer is its notes
+        if asked is not None and asked.speaker != turn.speaker and (short or not kept and not turn.work):
             kept = _answered(asked, turn) or kept  # a short answer means something only with its question
         if kept and asked is not None and asked.speaker != turn.speaker:
             kept[0].prompted_by = (asked.ref,)
@@ -247,6 +254,8 @@ def _answered(asked: Turn, turn: Turn) -> list[Note]:
     if turn.work and turn.role == "assistant":  # "One uncommitted change. Let me check what it is:": no answer
         said = [s for s in said if not _working_step(_strip_chatter(s, turn))]
     answer = _strip_chatter(" ".join(said), turn)
+    if turn.work and ("?" in answer or turn.role == "user" and _request(answer) is None):
+        return []  # "are we all commited? if yes, do it": no answer, another question and a step
     if not question or not answer or not content_words(answer) or len(answer) > MAX_SENTENCE_CHARS:
         return []
     q, _ = _third_person(_strip_chatter(question, asked) or question, asked)
@@ -478,8 +487,11 @@ def _note(sentence: str, turn: Turn) -> Note | None:
         opener = re.sub(r"(\w)\1{2,}", r"\1", first.group(0).casefold()) if first else ""  # "Sooo, why ..."
         if first is None or opener in _QUESTION_OPENERS or sentence.endswith("？"):
             return None
-        if turn.work and (_ASKS.search(" ".join(sentence.split()[:4])) or _TAG_QUESTION.search(sentence)):
-            return None  # "Sooo, why are we using X?", "we are ready to release, aren't we?": it asks
+        if turn.work and (_ASKS.search(" ".join(sentence.split()[:4])) or _TAG_QUESTION.search(sentence)
+                          or not _REPORTS.search(sentence)):
+            return None  # "Sooo, why are we using X?", "ready to merge?": it asks ("scrolling still fails?" reports)
+    elif turn.work and "?" in sentence:  # "`runSingleShotMode()` doesn't do it (maybe intentional?)."
+        return None
     if turn.work and turn.role == "assistant" and _working_step(sentence):
         return None
     if sentence.endswith(":") or _code_like(sentence):  # a label introducing a list, or a code/log line
@@ -490,6 +502,9 @@ def _note(sentence: str, turn: Turn) -> Note | None:
         bool(_IDENTITY.search(sentence) or _PREFERENCE.search(sentence)) and not _NOT_IDENTITY.search(sentence)
         or turn.work and _is_rule(sentence))
     size = len(sentence.split())
+    if turn.work and turn.role == "assistant" and not (_specific(sentence) or _MIXED_CASE.search(sentence)
+                                                       or _BECAUSE.search(sentence)):
+        return None  # "The TS errors are config issues.": the agent's finding names the thing it is about, or why
     if turn.work and not core and size < MIN_WORK_WORDS and not (size >= 3 and _specific(sentence)):
         return None  # "Stage and commit.": a fragment of a working session tells the next one nothing
     if turn.work and not core and (sentence.count("\\n") >= 2
@@ -519,12 +534,12 @@ _DIRECTING = frozenset("""
 add update replace close fix create remove rename move write implement mark build merge extract wire register apply
 install edit delete refactor rewrite restore revert use make keep put copy change set call split combine consolidate
 port convert document prepare design track store send include ensure modify integrate return export import adjust
-switch drop pass work cut limit simplify extend expose hide rework migrate
+switch drop pass cut limit simplify extend expose hide rework migrate
 """.split())
 _PROCESS = frozenset("""
 read run check look continue proceed start try go wait stop see explain tell show analyze analyse review explore
 investigate search find think ultrathink commit push stage verify test open let give summarize summarise list print
-figure debug compare describe clarify answer
+figure debug compare describe clarify answer work do
 """.split())
 
 
@@ -534,8 +549,9 @@ def _request(sentence: str) -> str | None:
     other sentence as it is."""
     first = _WORD.match(sentence)
     verb = first.group(0).casefold() if first else ""
-    if verb in _PROCESS:
-        return None
+    if verb in _PROCESS or any(_WORD.match(c) and _WORD.match(c).group(0).casefold() in _PROCESS
+                               for c in re.split(r"[,;]\s*", sentence)[1:]):
+        return None  # "I undid your changes, try again": what to do next in that session
     if verb in _DIRECTING and first is not None and first.start() == 0:
         return f"I asked to {sentence[:1].lower()}{sentence[1:]}"
     return sentence
@@ -571,6 +587,8 @@ def _without_anger(sentence: str) -> str:
     return " ".join(kept).strip(" ,;") if kept else ""
 
 
+_RUNNING = re.compile(r"^(?:`[^`]+`|the (?:build|tests?|suite|linter|check))\s+(?:is|are) (?:now )?(?:running|building|"
+                      r"compiling|in progress)\b", re.I)  # "`npm run build` is running now to catch ..."
 _NEEDS = re.compile(r"^(?:so,? )?(?:(?:i|we) )?(?:still |also )?need to (?!check|look|read|see|find|investigate|explore|"
                     r"examine|verify|wait|run|test|understand|figure|update|fix|add|make|get|do|go|try)\w+\b[^`]*`", re.I)
 _LET_ME = re.compile(r"(?:^|[,;:—–-]\s*)let me\b", re.I)
@@ -594,7 +612,7 @@ def _working_step(sentence: str) -> bool:
     sentence = sentence.replace("’", "'")
     if _NEEDS.match(sentence):  # "I need to use `:auto` mode": the fix, not a step
         return False
-    if _NARRATION.match(sentence) or _STEP.match(sentence) or _LET_ME.search(sentence):
+    if _NARRATION.match(sentence) or _STEP.match(sentence) or _LET_ME.search(sentence) or _RUNNING.match(sentence):
         return True
     size = len(sentence.split())
     return (size <= _STATUS_WORDS and bool(_STATUS.search(sentence)) or size <= 10 and bool(_DONE.search(sentence))

@@ -68,3 +68,23 @@ def test_where_the_errors_are_is_kept_though_it_starts_like_an_imperative(tmp_pa
     assert "The pre-commit hook is failing on pre-existing issues only" in text
     assert "`waiting_summary.ex`" in text
     assert "None of Claude's changes have issues." not in text
+
+
+CODEX = CODING / "codex__codemie-ai_codemie-code__rollout-2026-05-11T11-26-55-019e1625-789d-76c0-80ab-3724b5ddb799.jsonl"
+
+
+def test_a_command_running_and_a_question_in_passing_are_no_notes(tmp_path, pi_refactor):
+    text = "\n".join(_blocks(tmp_path, "codex", CODEX))
+    assert "is running now" not in text  # "`npm run build` is running now to catch any type or alias issues ..."
+    assert "opencode_config_content" in text.casefold()  # what the session found stays
+    assert "maybe intentional" not in pi_refactor  # "`runSingleShotMode()` doesn't do it (maybe intentional?)."
+
+
+def test_the_users_next_step_and_a_one_off_dont_are_no_rules(tmp_path):
+    store, sid = _imported(tmp_path, "pi", PI_LARGE)
+    topics = _written(store, sid)
+    core = "\n".join(topics["core.md"])
+    assert "Invalid themes must NEVER explode." in core
+    assert "don't modify the theme" not in core  # "should be dimmer, don't modify the theme, look into the footer sources"
+    text = "\n".join(b for bs in topics.values() for b in bs)
+    assert "try again" not in text  # "i undid your changes, try again"
