@@ -94,18 +94,20 @@ class Report:
 
 def diagnose(state_dir: Path, *, home: Path | None = None, project: Path | None = None,
              command: str | None = None, check_model: bool = True, call_model: bool = False,
-             validate: bool = False) -> Report:
+             validate: bool = False, warm: bool = False) -> Report:
     """`call_model`: the model check sends one tiny request through the configured model;
-    `validate`: every topic and archive is read (`doctor` does both; the TUI, which
-    diagnoses on every visit, neither)."""
+    `validate`: every topic and archive is read; `warm`: the warm recall process is reported
+    (`doctor` does all three; the TUI, which diagnoses on every visit, none)."""
     state_dir = Path(state_dir)
     checks = [check_state(state_dir), check_git()]
     if validate and checks[0].ok:
         checks.append(check_memory(state_dir))
     if check_model:
         checks.append(check_model_usable(state_dir, call=call_model))
-    skipped = skipped_topics(state_dir)
     calls = hook_log.recent(state_dir, LOG_WINDOW)
+    if warm:
+        checks.append(check_warm_recall(state_dir, calls))
+    skipped = skipped_topics(state_dir)
     agents = [agent_report(agent, state_dir, calls, home=home, project=project, command=command) for agent in AGENTS]
     report = Report(state_dir, checks, agents, warnings=[str(s) for s in skipped])
     report.problems += [f"{c.name}: {c.detail}" for c in checks if not c.ok]
@@ -166,6 +168,27 @@ def check_state(state_dir: Path) -> Check:
         if not paths.memory_git.exists():
             return Check("state", False, f"{memory} is not a git repository (a damaged state directory?)")
     return Check("state", True, str(state_dir))
+
+
+def check_warm_recall(state_dir: Path, calls: list[HookCall]) -> Check:
+    """The warm recall process (recall_server.py): which one serves this state, if one runs, and
+    how the last recall went. None running is no problem: a session start starts one."""
+    from .recall_server import idle_seconds, pid
+
+    last = next((c.detail["recall_via"] for c in calls if "recall_via" in c.detail), None)
+    facts: dict[str, Any] = {"warm_pid": None, "last_recall_via": last}
+    said = f"; the last recall: {last}" if last else ""
+    idle = idle_seconds(state_dir)
+    if idle <= 0:
+        return Check("recall", True, "no warm process ([recall] warm_minutes = 0): each prompt recalls in its hook"
+                     + said, facts)
+    facts["idle_minutes"] = round(idle / 60, 2)
+    process = pid(state_dir)
+    if process is None:
+        return Check("recall", True, f"no warm process running (the next session start starts one){said}", facts)
+    facts["warm_pid"] = process
+    return Check("recall", True, f"warm process {process} serves this state (it ends after {idle / 60:g} idle "
+                                 f"minutes){said}", facts)
 
 
 def check_memory(state_dir: Path) -> Check:

@@ -81,7 +81,7 @@ def _summary(plan) -> str:
 def cmd_doctor(args: argparse.Namespace, ctx: CliContext) -> int:
     from ..agents.doctor import diagnose
 
-    report = diagnose(ctx.state_dir, call_model=not args.no_model_call, validate=True)
+    report = diagnose(ctx.state_dir, call_model=not args.no_model_call, validate=True, warm=True)
     if args.json:
         emit_json(report.to_json())
         return 0 if report.healthy else 1

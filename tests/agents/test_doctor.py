@@ -12,6 +12,8 @@ from scriptorium.core.agents.hook_log import HookCall
 from scriptorium.core.cli import main
 from scriptorium.core.memory import Workspace
 
+from .test_recall_warm import warm  # noqa: F401  (the fixture: warm processes on, ended after the test)
+
 
 @pytest.fixture
 def env(tmp_path, monkeypatch):
@@ -38,7 +40,7 @@ def test_healthy_with_nothing_installed_then_shows_the_install_and_the_last_call
     code, doc = doctor(state, capsys)
     assert code == 0 and doc["healthy"] and doc["problems"] == []
     assert {c["name"]: c["ok"] for c in doc["checks"]} == {"state": True, "git": True, "memory": True,
-                                                          "model": True}
+                                                          "model": True, "recall": True}
     assert [(a["agent"], a["installed"]) for a in doc["agents"]] == [("claude-code", False), ("codex", False), ("pi", False)]
 
     assert main(["--state", str(state), "install", "codex"]) == 0
@@ -116,3 +118,24 @@ def test_untrusted_codex_hooks_and_entries_pointing_at_another_state_are_problem
     capsys.readouterr()
     _, report = doctor(state, capsys)
     assert not any("Codex has not trusted" in p for p in report["problems"]), report["problems"]
+
+
+def test_doctor_reports_the_warm_recall_process_and_how_the_last_recall_went(env, capsys, warm):  # noqa: F811
+    from .test_recall_warm import end_all, warm_up
+
+    home, state = env
+    recall = lambda doc: next(c for c in doc["checks"] if c["name"] == "recall")  # noqa: E731
+    _code, doc = doctor(state, capsys, "--no-model-call")
+    assert recall(doc)["warm_pid"] is None and "no warm process running" in recall(doc)["detail"]
+    warm.append(state)
+    process = warm_up(state)
+    hook_log.append(state, HookCall(agent="claude-code", event="user-prompt-submit", outcome="ok",
+                                    detail={"recall_via": "warm"}))
+    _code, doc = doctor(state, capsys, "--no-model-call")
+    assert recall(doc)["warm_pid"] == process and recall(doc)["last_recall_via"] == "warm"
+    assert f"warm process {process} serves this state" in recall(doc)["detail"]
+    assert main(["--state", str(state), "doctor", "--no-model-call"]) == 0
+    assert f"recall ok    warm process {process}" in capsys.readouterr().out
+    end_all([state], __import__("signal").SIGTERM)
+    _code, doc = doctor(state, capsys, "--no-model-call")
+    assert recall(doc)["warm_pid"] is None
