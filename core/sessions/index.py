@@ -218,6 +218,10 @@ def _dumps(doc: dict[str, Any], rows: int) -> bytes:
         return json.dumps(doc, ensure_ascii=True, separators=(",", ":")).encode("ascii")
 
 
+def _seq(e: IndexEntry) -> int:
+    return e.seq
+
+
 class SessionIndex:
     """Entries by id plus the derived child map; rebuilt incrementally from disk."""
 
@@ -351,8 +355,11 @@ class SessionIndex:
     def save(self) -> None:
         if not self.dirty:
             return
+        entries = list(self.entries.values())
+        if any(a.seq > b.seq for a, b in zip(entries, entries[1:])):  # a refresh lists in the folder's order
+            entries.sort(key=_seq)  # rows in seq order: a mark finds a batch's rows by short searches
         doc = {"version": INDEX_VERSION, "fp": list(self.fp), "captured_ns": self.captured_ns,
-               "nodes": [e.to_row() for e in self.entries.values()]}
+               "nodes": [e.to_row() for e in entries]}
         self.index_path.parent.mkdir(exist_ok=True)
         try:
             atomic_write_bytes(self.index_path, _dumps(doc, len(self.entries)), durable=False)

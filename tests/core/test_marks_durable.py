@@ -262,3 +262,13 @@ def test_marking_again_a_file_whose_earlier_mark_a_crash_undid_keeps_both_marks(
     SessionStore(tmp_path / "state").mark_nodes(sid, {ids[3]: {"memory_written_other": "w-0000abcd"}})  # fresh process
     metadata = json.loads(f.read_bytes())["metadata"]
     assert (metadata[MARK_KEY], metadata["memory_written_other"]) == (wid, "w-0000abcd")
+
+
+def test_a_first_open_saves_the_index_rows_in_seq_order_for_marks_to_find_neighbours(tmp_path: Path) -> None:
+    store = SessionStore(tmp_path / "state")
+    wid = workspace_id(store.state_dir)
+    sid, ids = _session(store, 300)
+    store.session_paths(sid).index.unlink()
+    pending(SessionStore(tmp_path / "state"), sid, workspace=wid)  # a first open: the folder's order
+    rows = json.loads(store.session_paths(sid).index.read_bytes())["nodes"]
+    assert [r[1] for r in rows] == sorted(r[1] for r in rows) and len(rows) == 301
