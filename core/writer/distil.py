@@ -621,6 +621,7 @@ def _working_step(sentence: str) -> bool:
 
 _PATH_TOKEN = re.compile(r"^['\"`(]?(?:/|~/|\./|https?://|[A-Za-z]:\\)")
 _JSON_PAIR = re.compile(r'"[\w-]+":\s*["{\[\d]')
+_ARROWS = frozenset({"->", "=>", "<-", "<->"})  # "tools -> core/tools": prose's arrows
 _CODE_CHARS = re.compile(r"[{}();=<>$\\]")  # brackets are prose's too: markdown, markup, citations
 
 
@@ -633,7 +634,7 @@ def _code_like(sentence: str) -> bool:
         return True
     if _JSON_PAIR.search(sentence):  # a record pasted: '"type":"message","timestamp":...'
         return True
-    codey = sum(1 for t in tokens if _CODE_CHARS.search(t.strip("`")) or t.startswith("--"))
+    codey = sum(1 for t in tokens if t not in _ARROWS and _CODE_CHARS.search(t.strip("`").rstrip(",;.")) or t.startswith("--"))
     spans = re.findall(r"`([^`]*)`", sentence)
     return codey * 2 > len(tokens) or any(len(span) > 60 for span in spans)
 

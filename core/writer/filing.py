@@ -21,7 +21,7 @@ from pathlib import PurePosixPath
 
 from ..redact.placeholder import PLACEHOLDER_RE
 from .distil import Block, Turn, distil, group, topic_phrase
-from .keywords import COMMON_WORDS, is_content, slug, stems
+from .keywords import COMMON_WORDS, is_content, phrases, slug, stems
 from .prompts import AGENT_NAMES
 
 CORE = "core.md"
@@ -134,7 +134,8 @@ def plan(records: list[Record], context: Context, listed: list[str]) -> list[Fil
     named = [i for i, b in enumerate(blocks) if i in phrases and good_name(phrases[i])]
     top = next((phrases[i] for i in named if blocks[i].key), next((phrases[i] for i in named), ""))
     words = sum(len(r.content.split()) for r in records)
-    paths = [_topic(block, phrases.get(i, ""), top, project, context, existing) for i, block in enumerate(blocks)]
+    shared = _shared_phrases(blocks)
+    paths = [_topic(block, phrases.get(i, ""), top, project, context, existing, shared) for i, block in enumerate(blocks)]
     paths = _bounded(paths, blocks, listed, words, _base(project, top, context, existing))
     return [Filed(block, CORE if block.core else path, path, phrases.get(i, top) or "notes")
             for i, (block, path) in enumerate(zip(blocks, paths))]
@@ -185,8 +186,14 @@ def _script(ch: str) -> str:
     return "latin" if ch.isascii() or "\u00c0" <= ch <= "\u024f" else "other"
 
 
+def _shared_phrases(blocks: list[Block]) -> set[str]:
+    """Key phrases two blocks of the batch or more say: a subject, not one block's words."""
+    seen: Counter[str] = Counter(p for b in blocks for p in set(phrases(b.text)))
+    return {p for p, n in seen.items() if n >= 2}
+
+
 def _topic(block: Block, phrase: str, top: str, project: str, context: Context,
-           existing: dict[str, set[str]]) -> str:
+           existing: dict[str, set[str]], shared: set[str]) -> str:
     if context.people:
         subjects = [n.subject or n.turn.speaker for n in block.notes]
         person = max(dict.fromkeys(subjects), key=subjects.count)
@@ -197,7 +204,7 @@ def _topic(block: Block, phrase: str, top: str, project: str, context: Context,
         match = _match(words, under)
         if match:
             return match
-        if words and block.key and len(block.notes) > 1:
+        if words and block.key and len(block.notes) > 1 and phrase in shared:  # a component several blocks name
             return f"{project}/{slug(phrase)}.md"
         return f"{project}.md"
     match = _match(words, existing) or _match(stems(top), existing)

@@ -117,7 +117,7 @@ def phrases(text: str) -> list[str]:
     for clause in re.split(r"[,;:!?()\[\]\"“”]|\.(?:\s|$)| - | — ", text):
         run: list[str] = []
         for match in _TOKEN.finditer(clause):
-            raw = match.group(0)
+            raw = re.sub(r"['’]s$", "", match.group(0))  # "user's listeners": the user's, not "user-s"
             word = raw.casefold()
             if _CJK_RUN.search(word):
                 out.extend(content_words(word))

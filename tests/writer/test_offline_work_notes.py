@@ -88,3 +88,12 @@ def test_the_users_next_step_and_a_one_off_dont_are_no_rules(tmp_path):
     assert "don't modify the theme" not in core  # "should be dimmer, don't modify the theme, look into the footer sources"
     text = "\n".join(b for bs in topics.values() for b in bs)
     assert "try again" not in text  # "i undid your changes, try again"
+
+
+def test_prose_arrows_are_no_code_and_topic_names_are_no_fragments(tmp_path, pi_refactor):
+    # "tools -> core/tools\ntui -> modes/interactive/components\n..." (the user's layout, one a line)
+    assert "Tools -> core/tools; tui -> modes/interactive/components; theme -> modes/interactive/theme; " \
+           "oauth -> core/oauth" in pi_refactor
+    store, sid = _imported(tmp_path, "pi", PI_LARGE)
+    names = [Path(p).stem for p in _written(store, sid)]
+    assert not [n for n in names if "-s-" in n or n.endswith("-s")], names  # "user's listeners" -> never "user-s-..."
