@@ -49,7 +49,9 @@ CITATIONS_FILE = "search-citations.json"
 SEMANTIC_FLOOR = 0.05
 CACHE_VERSION = 1
 DEFAULT_TOP_K = 5
-RECORDS_WANT = 200  # records ranked by words, and by meaning, per query: what can lift a block
+# records ranked by words, and by meaning, per query: what can lift a block (fewer: the weak
+# matches of a common word lift no block; LoCoMo tuning split, `search` 1.14x -> 1.15x plain BM25)
+RECORDS_WANT = 100
 # Only channel archives can hold untrusted (pending) evidence (formats §2.6).
 _CHANNEL_PREFIX = "channel-"
 

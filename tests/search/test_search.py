@@ -112,3 +112,16 @@ def test_hits_are_fenced_once(memory: Path):
     assert text.count("<memory-context>") == 1 and text.count("</memory-context>") == 1
     assert "--- topics/people/ada.md#^0a0b0c0d" in text
     assert render_hits([]) == ""
+
+
+def test_a_question_asking_for_a_guess_is_ranked_by_what_it_is_about(tmp_path: Path):
+    """"Would Caroline likely ...": the hedge is rare in what people say, so by words it
+    would outweigh the name; a query drops it as it drops "what" and "would"."""
+    memory = tmp_path / "memory"
+    (memory / "topics").mkdir(parents=True)
+    (memory / "topics" / "notes.md").write_text(
+        "# Notes\n\nCaroline wants to study counseling to pursue work in mental health. ^c0000001\n\n"
+        "Caroline went to the beach with friends. ^c0000002\n\n"
+        "It will likely rain on Sunday, so the market moves indoors. ^c0000003\n", encoding="utf-8")
+    hits = SearchIndex(memory, semantic=False).search("What field would Caroline likely pursue?")
+    assert hits[0].block_id == "c0000001" and "c0000003" not in [h.block_id for h in hits]
