@@ -17,11 +17,11 @@ paths, a record as `2023-05-08, Caroline: what was said` (its date and speaker, 
 by its session or its turn rather than "Owner": `recall_text.Speakers`, so temporal
 questions can be answered), a block followed by its one reference line
 `(memory_get <id>)`. An item longer than `item_chars` is cut to its sentences sharing the
-most of the prompt's words (`recall_text.focused`, gaps marked " … "): a conversation's
-block holds a dozen turns' worth of sentences, and the budget goes to more items' matching
-sentences instead of one item's others (LoCoMo tuning split, bench/RESULTS.md: the answer's
-words among the injected text 0.641 -> 0.649 in fewer characters, evidence cited by the
-injected items 0.707 -> 0.818). The budget is counted in tokens without loading the tokenizer when the
+most of the prompt's words, and the sentence after each (`recall_text.focused`, gaps
+marked " … "): a conversation's block holds a dozen turns' worth of sentences, and the
+budget goes to more items' matching sentences instead of one item's others (LoCoMo
+tuning split, bench/RESULTS.md: the answer's words among the injected text 0.647 -> 0.659;
+held out 0.617 -> 0.613). The budget is counted in tokens without loading the tokenizer when the
 lines were counted before (`recall_tokens`: the write job counts every candidate ahead).
 
 Settings (`config.toml`, table `[recall]`): `enabled` (default true; recall is also off

@@ -80,7 +80,8 @@ class Focus:
 
 def focused(text: str, focus: Focus | None) -> str:
     """`text`, or when longer than `focus.limit`, the sentences sharing the prompt's words,
-    best first while they fit (the best one always), joined in their order, a gap marked " … "."""
+    best first while they fit (the best one always), then in the room left the sentence after
+    each, joined in their order, a gap marked " … "."""
     if focus is None or len(text) <= focus.limit:
         return text
     from ..search import tokenize
@@ -98,6 +99,11 @@ def focused(text: str, focus: Focus | None) -> str:
             continue
         keep.add(i)
         used += len(sentences[i]) + 2
+    for i in sorted(keep):  # room left: the sentence after a kept one (what was said next, often the answer)
+        j = i + 1
+        if j < len(sentences) and j not in keep and used + len(sentences[j]) + 2 <= focus.limit:
+            keep.add(j)
+            used += len(sentences[j]) + 2
     parts = [GAP] if min(keep) else []
     for i in sorted(keep):
         if parts and parts[-1] != GAP and i - 1 not in keep:

@@ -192,3 +192,12 @@ def test_a_cut_item_is_counted_exactly_without_loading_the_tokenizer(tmp_path: P
         found = json.loads(done.stdout.strip().splitlines()[-1])
         assert "…" in found["text"] and not found["tokenizer"]
         assert found["tokens"] == count_tokens(found["text"])
+
+
+def test_a_cut_item_keeps_the_sentence_after_the_one_that_matched(tmp_path: Path):
+    """What was said next often holds the answer (a question, then its reply): room left
+    after the matching sentences goes to the sentence after each."""
+    text = recalled(long_block_state(tmp_path), "Which studio in Lisbon?", "s1")
+    body = next(line for line in text.splitlines() if line.startswith("- "))
+    assert body == ("- … Caroline's sister moved to Lisbon for a new job at a design studio. "
+                    "Melanie is off to go swimming with the kids at the lake this weekend. …")
