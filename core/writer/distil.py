@@ -252,7 +252,7 @@ def _answered(asked: Turn, turn: Turn) -> list[Note]:
     question = " ".join(_sentences(asked.text)[-1:])
     said = _sentences(turn.text, turn.work)
     if turn.work and turn.role == "assistant":  # "One uncommitted change. Let me check what it is:": no answer
-        said = [s for s in said if not _working_step(_strip_chatter(s, turn))]
+        said = [s for s in said if not (_working_step(s) or _working_step(_strip_chatter(s, turn)))]
     answer = _strip_chatter(" ".join(said), turn)
     if turn.work and ("?" in answer or turn.role == "user" and _request(answer) is None):
         return []  # "are we all commited? if yes, do it": no answer, another question and a step
@@ -496,6 +496,9 @@ def _note(sentence: str, turn: Turn) -> Note | None:
         return None
     if sentence.endswith(":") or _code_like(sentence):  # a label introducing a list, or a code/log line
         return None
+    if turn.work and len([t for t in sentence.split() if t not in _ARROWS]) <= 3 and any(a in sentence.split() for a in
+                                                                                      ("→", *_ARROWS)):
+        return None  # "`minimal` → `borderMuted`.": a mapping without what it maps
     if turn.work and (sentence.count("`") % 2 or sentence.count("(") != sentence.count(")")):
         return None  # a piece of a line cut inside code or a parenthesis: no whole sentence
     core = turn.role == "user" and (
@@ -549,6 +552,8 @@ def _request(sentence: str) -> str | None:
     other sentence as it is."""
     first = _WORD.match(sentence)
     verb = first.group(0).casefold() if first else ""
+    if sentence.startswith("/"):  # "/compact and continue with the remaining tasks": a command to the agent
+        return None
     if verb in _PROCESS or any(_WORD.match(c) and _WORD.match(c).group(0).casefold() in _PROCESS
                                for c in re.split(r"[,;]\s*", sentence)[1:]):
         return None  # "I undid your changes, try again": what to do next in that session
@@ -648,7 +653,8 @@ _LEAD = re.compile(r"^[^\w]*?([\w'’]+)([\s,!.…~:;-]*)")
 _LEAD_PHRASE = re.compile(
     r"^(?:i see|i understand|got it|makes sense|no problem|of course|sounds good|good to see you|"
     r"nice to meet you|good to hear|by the way|to be honest|you know|i mean|i think so|i can see(?: that)?|"
-    r"i noticed?(?: that)?|i found(?: that)?)\b[\s,!.…:;-]*", re.I)
+    r"i noticed?(?: that)?|i found(?: that)?|(?:good|nice|great) (?:catch|point|question|idea)|iiuc|afaict|imho|imo)"
+    r"\b[\s,!.…:;-]*", re.I)
 
 
 def _strip_chatter(sentence: str, turn: Turn) -> str:

@@ -54,6 +54,8 @@ def test_questions_plans_and_status_lines_are_no_notes(pi_refactor):
     assert "why are we using appendMessage" not in pi_refactor  # "sooo, why are we using ...?"
     assert "Let pi check" not in pi_refactor  # "One uncommitted change ... Let me check what it is:"
     assert "Are we all commited" not in pi_refactor
+    # "Why are there 2 subscription handlers?" answered "Good catch. Let me look at them:": no note of its own
+    assert "Let pi look" not in pi_refactor and "Good catch" not in pi_refactor
 
 
 def test_a_fix_said_as_a_need_is_kept(tmp_path):
@@ -88,6 +90,7 @@ def test_the_users_next_step_and_a_one_off_dont_are_no_rules(tmp_path):
     assert "don't modify the theme" not in core  # "should be dimmer, don't modify the theme, look into the footer sources"
     text = "\n".join(b for bs in topics.values() for b in bs)
     assert "try again" not in text  # "i undid your changes, try again"
+    assert "`minimal` → `borderMuted`." not in [b for bs in topics.values() for b in bs]  # a mapping without what it maps
 
 
 def test_prose_arrows_are_no_code_and_topic_names_are_no_fragments(tmp_path, pi_refactor):
