@@ -96,11 +96,10 @@ def _payload(raw: bytes) -> dict[str, Any]:
 def _dispatch(module: ModuleType, ev: HookEvent, state_dir: Path, call: HookCall, foreground: bool) -> str:
     if ev.event in ("session-start", "subagent-start"):  # a sub-agent starts from an empty context too
         reset = ev.event == "subagent-start" or ev.source in _RESET_SOURCES or ev.source is None
-        core = _core(state_dir, ev, call, reset=reset)
         from .recall_server import ensure
 
-        ensure(state_dir)  # warm for the session's first prompt
-        return module.output(ev.event, core)
+        ensure(state_dir)  # warm for the session's first prompt, which may come at once: started first
+        return module.output(ev.event, _core(state_dir, ev, call, reset=reset))
     if ev.event == "user-prompt-submit":
         return module.output(ev.event, _recall(state_dir, ev, call))
     if ev.event == "before-agent-start":  # pi: the core for the system prompt, and recall, every prompt

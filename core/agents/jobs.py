@@ -2,7 +2,8 @@
 
 `queue` (in the hook, while the agent waits) checks the call, then starts
 `scriptorium hook AGENT EVENT --foreground` in a new session with the same payload on
-its stdin and returns: no model call, import or git happens while the agent waits.
+its stdin, at a lower priority (`NICE`), and returns: no model call, import or git happens
+while the agent waits, nor takes the CPU it is waiting on.
 `run` (in that process) imports the one transcript incrementally and then, by event:
 stop → `write(force=False)` (one pass, only at the threshold); pre-compact → the head
 branch with `force` (what the compactor drops is in memory first); session end →
@@ -33,6 +34,9 @@ if TYPE_CHECKING:
     from .hook_log import HookCall
 
 STRENGTH = {"stop": 0, "pre-compact": 1, "session-end": 2}
+NICE = 10  # a job yields the CPU to the agent it came from (measured: a Stop's job took a core from
+# `claude -p`'s last second on 2 cores); weight 110 against 1024, so it still runs on a busy machine
+LOWER = "import os, sys\ntry:\n    os.nice(%d)\nexcept OSError:\n    pass\n" % NICE  # the child's first lines
 
 
 def jobs_dir(state_dir: Path) -> Path:
@@ -62,7 +66,8 @@ def spawn(ev: HookEvent, state_dir: Path) -> int:
     """`scriptorium hook … --foreground` in a new session, the payload on its stdin."""
     payload = {"session_id": ev.session_id, "cwd": ev.cwd, "reason": ev.reason,
                "transcript_path" if ev.agent != "pi" else "session_file": ev.transcript}
-    argv = ["-m", "scriptorium.core.cli", "--state", str(state_dir), "hook", ev.agent,
+    code = LOWER + "from scriptorium.core.agents.hook_entry import main\nsys.exit(main(sys.argv[1:]))\n"
+    argv = ["-c", code, "--state", str(state_dir), "hook", ev.agent,
             ev.event if ev.agent != "pi" else "session-shutdown", "--foreground"]
     from .detach import spawn as detached
 
@@ -86,7 +91,7 @@ def spawn_index_refresh(state_dir: Path) -> bool:
         pass
     mark.parent.mkdir(parents=True, exist_ok=True)
     mark.touch()
-    code = ("import sys, os\nfrom scriptorium.core.agents.recall_tokens import count_ahead\n"
+    code = (LOWER + "from scriptorium.core.agents.recall_tokens import count_ahead\n"
             "try:\n    count_ahead(sys.argv[1])\nfinally:\n"
             "    try:\n        os.unlink(sys.argv[2])\n    except OSError:\n        pass\n")
     from .detach import spawn as detached

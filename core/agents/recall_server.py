@@ -8,8 +8,8 @@ answers the hooks' recalls over a unix socket in the state's runtime folder,
 
 * **Started on first need**: a session start (`ensure`) or a prompt that finds no
   process spawns one, detached; it binds its socket first and loads afterwards, so a
-  prompt that arrives while it warms up waits for it instead of loading the same a
-  second time. At most one per state: the process holds `recall.lock` (flock) for its
+  prompt that arrives while it warms up — or before it has bound its socket: the spawned
+  pid is noted in `recall.spawned` — waits for it instead of loading the same a second time. At most one per state: the process holds `recall.lock` (flock) for its
   whole life, and a second one exits at once.
 * **The same answer as cold**: the process runs the hook's own `recall_for_prompt`,
   keeping only the search index between calls (rebuilt when `config.toml` changes);
@@ -42,6 +42,8 @@ if TYPE_CHECKING:
 
 SOCKET_NAME = "recall.sock"
 LOCK_NAME = "recall.lock"
+SPAWNED_NAME = "recall.spawned"  # the pid of the process last started for the state
+START_POLL_S = 0.01  # how often a prompt looks for the socket of a process still starting
 WARM_ENV = "SCRIPTORIUM_RECALL_WARM"  # idle seconds for the warm process ("0": none); wins over config.toml
 IDLE_MINUTES = 15
 WAIT_S = 3.0  # a hook waits this long for the answer (a process still warming up included), then recalls cold
@@ -159,24 +161,31 @@ def ask(state_dir: Path, prompt: str, seen: set[str] | frozenset[str]) -> tuple[
     if idle_seconds(state_dir) <= 0:
         return None, "cold (warm process off)"
     request = {"protocol": PROTOCOL, **_identity(), "state": str(state_dir), "prompt": prompt, "seen": sorted(seen)}
+    deadline = time.monotonic() + WAIT_S
     with _Address(state_dir) as address:
         if address is None:
             return None, "cold (socket path too long)"
-        conn = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
-        try:
-            conn.settimeout(WAIT_S)
-            conn.connect(address)
-            conn.sendall(json.dumps(request).encode("utf-8") + b"\n")
-            answer = json.loads(_read_line(conn) or b"null")
-        except (FileNotFoundError, ConnectionRefusedError):
-            spawn(state_dir)
-            return None, "cold (no warm process: started one)"
-        except TimeoutError:
-            return None, "cold (the warm process did not answer in time)"
-        except (OSError, ValueError) as exc:
-            return None, f"cold ({type(exc).__name__})"
-        finally:
-            conn.close()
+        while True:
+            conn = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+            try:
+                conn.settimeout(max(0.05, deadline - time.monotonic()))
+                conn.connect(address)
+                conn.sendall(json.dumps(request).encode("utf-8") + b"\n")
+                answer = json.loads(_read_line(conn) or b"null")
+                break
+            except (FileNotFoundError, ConnectionRefusedError):
+                if not _starting(state_dir):
+                    spawn(state_dir)
+                    return None, "cold (no warm process: started one)"
+                if time.monotonic() >= deadline:
+                    return None, "cold (the warm process did not start in time)"
+                time.sleep(START_POLL_S)  # the one a session start spawned has not bound its socket yet
+            except TimeoutError:
+                return None, "cold (the warm process did not answer in time)"
+            except (OSError, ValueError) as exc:
+                return None, f"cold ({type(exc).__name__})"
+            finally:
+                conn.close()
     if not isinstance(answer, dict) or not isinstance(answer.get("recall"), dict):
         why = answer.get("refused") if isinstance(answer, dict) else None
         if why == "another install":
@@ -226,9 +235,27 @@ def pid(state_dir: Path) -> int | None:
         os.close(fd)
 
 
+def _starting(state_dir: Path) -> bool:
+    """Whether the process last spawned for `state_dir` still runs (binding its socket, or
+    waiting for the lock of the one it replaces): then a prompt waits for it instead of
+    recalling cold beside it, which costs both of them the same loading on a busy machine."""
+    try:
+        text = (StatePaths(Path(state_dir)).runtime / SPAWNED_NAME).read_text(encoding="ascii").strip()
+        process = int(text)
+        os.kill(process, 0)
+    except (OSError, ValueError):
+        return False
+    try:  # a zombie (a test's own child) has ended
+        with open(f"/proc/{process}/stat", "rb") as fh:
+            return fh.read().rsplit(b")", 1)[1].split()[0] != b"Z"
+    except (OSError, IndexError):
+        return True  # no /proc: alive, as far as kill says
+
+
 def spawn(state_dir: Path) -> None:
-    """Start the warm process, detached."""
-    if not os.path.isdir(StatePaths(Path(state_dir)).runtime):
+    """Start the warm process, detached; its pid noted (`_starting`)."""
+    runtime = StatePaths(Path(state_dir)).runtime
+    if not os.path.isdir(runtime):
         return  # no memory opened yet: nothing to recall
     from .detach import ONE_THREAD, spawn as detached
 
@@ -237,7 +264,9 @@ def spawn(state_dir: Path) -> None:
         env.setdefault(name, "1")
     code = "import sys\nfrom scriptorium.core.agents.recall_server import serve\nsys.exit(serve(sys.argv[1]))\n"
     try:
-        detached(["-c", code, str(state_dir)], env=env)
+        process = detached(["-c", code, str(state_dir)], env=env)
+        with open(runtime / SPAWNED_NAME, "w", encoding="ascii") as fh:
+            fh.write(f"{process}\n")
     except OSError:
         pass  # no warm process: every prompt recalls cold, as before
 

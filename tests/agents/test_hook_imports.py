@@ -1,4 +1,4 @@
-"""What a hook's fresh process imports (issue 27: a hook ≤ 3× a bare interpreter's CPU).
+"""What a hook costs its agent (issue 27: a hook ≤ 3× a bare interpreter's CPU): its imports, and its job's priority.
 
 Every event of every agent, through the console command's entry in a fresh interpreter, the
 way an agent runs it (the warm recall process up, as after a session start): none loads
@@ -50,3 +50,25 @@ def test_no_hook_event_imports_dataclasses_typing_or_the_redactor(state, warm, a
     assert sorted(NEVER & set(report["modules"])) == []
     if last(state).detail.get("phase") == "queued":
         assert wait_for_job(state).outcome != "error"  # its job ran (and loads what it needs there)
+
+
+def test_the_detached_job_runs_at_a_lower_priority_than_the_agent(state):
+    """A Stop's job (import, write) must not take the CPU the agent it came from waits on."""
+    import os
+    import time
+
+    from .conftest import cli, payload
+
+    doc = payload("claude-code", "stop", session_id="nice-job", transcript_path=str(CC_TOOL_HEAVY))
+    assert cli(state, "claude-code", "stop", doc).returncode == 0
+    job = last(state).detail["pid"]
+    seen = set()
+    deadline = time.time() + 30
+    while time.time() < deadline and 10 not in seen:
+        try:
+            seen.add(os.getpriority(os.PRIO_PROCESS, job) - os.getpriority(os.PRIO_PROCESS, 0))
+        except OSError:
+            break  # it ended
+        time.sleep(0.002)
+    assert 10 in seen, seen
+    assert wait_for_job(state).outcome != "error"

@@ -239,3 +239,14 @@ def test_a_hook_call_loads_neither_the_cli_nor_what_its_event_does_not_use(state
         assert "Tuesday evenings" in done.stdout.decode() and last(state).detail["recall_via"] == "warm"
     if event == "stop":
         assert wait_for_job(state).outcome != "error"  # the detached job, started without subprocess
+
+
+def test_a_prompt_right_after_the_session_start_waits_for_the_process_it_started(state, warm):
+    """The first prompt can arrive before the spawned process has bound its socket: it waits
+    for that one (noted in recall.spawned) instead of recalling cold beside it and spawning another."""
+    warm.append(state)
+    recall_server.ensure(state)  # what the session start does
+    found, via = ask(state, PROMPTS[0], set())
+    assert via == "warm" and "Tuesday evenings" in found["text"]
+    first = pid(state)
+    assert first is not None and ask(state, PROMPTS[1], set())[1] == "warm" and pid(state) == first
