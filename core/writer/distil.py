@@ -98,6 +98,7 @@ _STATUS_WORDS = 16  # a status line is short; a longer sentence says more than t
 _NOT_PROSE = ("|", ">", "    ", "\t", "<", "#", "├", "└", "│", "┌", "➜", "$ ", "// ", "/*")
 _STACK_FRAME = re.compile(r"^at [\w.<>$]+ \(|^File \"[^\"]+\", line \d+")
 _SYMBOLS = re.compile(r"^[^\w\s`'\"(\[/.~@$<-]+\s*")  # a leading ✅, 🏗️, →: decoration, not words
+_CHECKBOX = re.compile(r"^\s*(?:[-*+]|\d+[.)])?\s*\[[ xX✓]?\]\s")
 _HEADER_LINE = re.compile(r"^\s*(?:\*\*[^*]+\*\*|__[^_]+__)\s*:?\s*$")  # a reasoning header or a bold label
 _EMPHASIS = re.compile(r"\*\*|__(?=\w)|(?<=\w)__")
 _IDENTITY = re.compile(r"\b(?:my name is|i am an? |i'm an? |i work as|i live in|i'm from|i am from|years old|"
@@ -363,6 +364,8 @@ def _sentences(text: str, work: bool = False) -> list[str]:
     text = _FENCE.sub(" ", text)
     out: list[str] = []
     lines = _unwrapped(text.splitlines())
+    if work:  # a checklist is the agent's plan, its todo list: no note ("- [ ] Build project: `npm run build`")
+        lines = [line for line in lines if not _CHECKBOX.match(line)]
     for line in _gathered(lines) if work else lines:
         line = line.strip()
         if not line or line.startswith(_NOT_PROSE) or _HEADER_LINE.match(line) or _STACK_FRAME.match(line):

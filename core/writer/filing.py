@@ -66,16 +66,20 @@ class Filed:
 
 
 def project_name(cwd: str) -> str:
-    """The project of a working directory: its last folder, or the repository a worktree
-    belongs to (`spotter-worktrees/x` → spotter, `spotter/.worktrees/x` → spotter)."""
+    """The project of a working directory: its last folder that is not a generic one (`src`,
+    `repo`) nor the home folder's user name (`/Users/user/repo` → repo), or the repository a
+    worktree belongs to (`spotter-worktrees/x` → spotter, `spotter/.worktrees/x` → spotter)."""
     parts = [p for p in PurePosixPath(cwd.replace("\\", "/")).parts if p not in ("/", "")]
     for i, part in enumerate(parts):
         if part.endswith("-worktrees") and len(part) > 10:
             return slug(part[: -len("-worktrees")])
         if part in (".worktrees", "worktrees") and i > 0:
             return slug(parts[i - 1])
-    named = [p for p in parts if p.casefold() not in _GENERIC_DIRS and not p.startswith(".")]
-    return slug(named[-1]) if named else ""
+    if len(parts) >= 2 and parts[0].casefold() in ("users", "home"):  # /Users/<name>/repo: the name is the person's
+        parts = parts[2:]
+    folders = [p for p in parts if not p.startswith(".")]
+    named = [p for p in folders if p.casefold() not in _GENERIC_DIRS]
+    return slug(named[-1]) if named else slug(folders[-1]) if folders else ""
 
 
 WORDS_PER_NEW_TOPIC = 2000  # at most one new topic per this many words of transcript

@@ -100,3 +100,16 @@ def test_prose_arrows_are_no_code_and_topic_names_are_no_fragments(tmp_path, pi_
     store, sid = _imported(tmp_path, "pi", PI_LARGE)
     names = [Path(p).stem for p in _written(store, sid)]
     assert not [n for n in names if "-s-" in n or n.endswith("-s")], names  # "user's listeners" -> never "user-s-..."
+
+
+CODEMIE_CLEAR = CODING / "claude-code__codemie-ai_codemie-code__session-196820da.jsonl"  # cwd /Users/user/repo
+
+
+def test_the_project_is_never_the_home_folders_user_and_a_checklist_is_no_note(tmp_path):
+    store, sid = _imported(tmp_path, "claude-code", CODEMIE_CLEAR)
+    topics = _written(store, sid)
+    assert not [p for p in topics if p == "user.md" or p.startswith("user/")], list(topics)
+    assert "repo.md" in topics
+    text = "\n".join(b for bs in topics.values() for b in bs)
+    assert "( ) Add `SessionLifecycleAdapter` interface" not in text  # "- [ ] Add `SessionLifecycleAdapter` ..."
+    assert "( )" not in text
