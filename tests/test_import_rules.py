@@ -96,5 +96,5 @@ def test_the_session_store_parts_stand_on_each_other_in_one_order() -> None:
     for i, lower in enumerate(floors):
         above = tuple(f"{C}.sessions.{f}" for f in floors[i + 1:])
         assert not climbs(graph, f"{C}.sessions.{lower}", above), lower
-    for part in ("errors", "undo", "registry", "index", "nodes", "paths", "repo", "pack"):
+    for part in ("errors", "undo", "registry", "index", "nodes", "paths", "repo", "pack", "redo"):
         assert not climbs(graph, f"{C}.sessions.{part}", tuple(f"{C}.sessions.{f}" for f in floors)), part
