@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import subprocess
+import types
 from pathlib import Path
 
 import pytest
@@ -19,8 +20,14 @@ pytestmark = pytest.mark.anyio
 
 
 @pytest.fixture()
-def conflicted(tmp_path: Path) -> Path:
-    """Machine b of two, holding one sync conflict on Ada's drink."""
+def conflicted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Machine b of two, holding one sync conflict on Ada's drink.
+
+    The transaction's clock is fixed: a typed paragraph's evidence id carries the day it was
+    saved, and so the block id the snapshot shows would change every day."""
+    import scriptorium.core.memory.transaction.lifecycle as lifecycle
+
+    monkeypatch.setattr(lifecycle, "time", types.SimpleNamespace(time=lambda: 1_796_169_600.0))
     bare = tmp_path / "r.git"
     subprocess.run(["git", "init", "-q", "--bare", str(bare)], check=True)
     a, b = tmp_path / "a", tmp_path / "b"
