@@ -549,6 +549,11 @@ figure debug compare describe clarify answer work do
 """.split())
 
 
+def _first_word(text: str) -> str:
+    first = _WORD.match(text)
+    return first.group(0).casefold() if first else ""
+
+
 def _request(sentence: str) -> str | None:
     """A user's sentence in a working session as a note's text: a request to make something
     said as "The user asked to …", a request for a step of the work dropped (None), any
@@ -557,8 +562,7 @@ def _request(sentence: str) -> str | None:
     verb = first.group(0).casefold() if first else ""
     if sentence.startswith("/"):  # "/compact and continue with the remaining tasks": a command to the agent
         return None
-    if verb in _PROCESS or any(_WORD.match(c) and _WORD.match(c).group(0).casefold() in _PROCESS
-                               for c in re.split(r"[,;]\s*", sentence)[1:]):
+    if verb in _PROCESS or any(_first_word(c) in _PROCESS for c in re.split(r"[,;]\s*", sentence)[1:]):
         return None  # "I undid your changes, try again": what to do next in that session
     if verb in _DIRECTING and first is not None and first.start() == 0:
         return f"I asked to {sentence[:1].lower()}{sentence[1:]}"
@@ -580,7 +584,7 @@ def _is_rule(sentence: str) -> bool:
         return False
     if _HEDGE.search(sentence) or _PASTED.search(sentence) or sentence.count("`") >= 4:
         return False
-    if any(_WORD.match(c) and _WORD.match(c).group(0).casefold() in _PROCESS for c in re.split(r"[,;]\s*", sentence)):
+    if any(_first_word(c) in _PROCESS for c in re.split(r"[,;]\s*", sentence)):
         return False  # "don't modify the theme, look into the footer sources": what to do now, not a rule
     return bool(_RULE.search(sentence)) and not re.match(r"(?i)(?:that|this|it)\b", sentence)
 
