@@ -1,8 +1,9 @@
 """Recall through the hook on LoCoMo, and what recall costs.
 
-Usage: python bench/hook_recall.py [--quick] [PATH...] (LoCoMo conversation files; the
-development split in ../shared/data/locomo-dev/ by default). `--quick`: the first
-conversation only. Figures are given per split: `tune` (conversations 26, 30, 41: the
+Usage: python bench/hook_recall.py [--quick] [--item-chars N] [PATH...] (LoCoMo
+conversation files; the development split in ../shared/data/locomo-dev/ by default).
+`--quick`: the first conversation only; `--item-chars N`: recall's `[recall] item_chars`
+(0: whole items, no cut). Figures are given per split: `tune` (conversations 26, 30, 41: the
 ranking's weights were chosen on them) and `held_out` (the others: 42, 43).
 
 Search. The same questions through `search` (top 5 blocks; a block recalls the turns it
@@ -80,8 +81,11 @@ def answer_share(words: set[str], text: str) -> float:
     return len(words & set(tokenize(text))) / len(words)
 
 
+RECALL_CONFIG = ""  # `--item-chars N`: "[recall] item_chars = N" (0: recall gives whole items)
+
+
 def set_semantic(state: Path, on: bool) -> None:
-    (state / "config.toml").write_text("" if on else "[search]\nsemantic = false\n", encoding="utf-8")
+    (state / "config.toml").write_text(("" if on else "[search]\nsemantic = false\n") + RECALL_CONFIG, encoding="utf-8")
 
 
 def hook(state: Path, prompt: str, session: str) -> tuple[str, list[dict]]:
@@ -234,7 +238,11 @@ def summary(totals: dict) -> dict:
 
 
 def main(argv: list[str]) -> int:
+    global RECALL_CONFIG
     os.environ[WARM_ENV] = "0"  # the evidence runs' hooks recall in this process (fresh_hook_cpu says otherwise)
+    if "--item-chars" in argv:
+        at = argv.index("--item-chars")
+        RECALL_CONFIG, argv = f"[recall]\nitem_chars = {int(argv[at + 1])}\n", argv[:at] + argv[at + 2:]
     quick = "--quick" in argv
     paths = [Path(p) for p in argv if p != "--quick"] or sorted(DEFAULT_DATA.glob("*.json"))
     paths = paths[:1] if quick else paths
