@@ -23,14 +23,16 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
 
 from .. import __version__
+from ..values import TYPE_CHECKING
 from .memory_tools import DEFAULT_TOPIC
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import IO, Any
+
     from .memory_tools import MemoryTools
 
 PROTOCOL_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")  # newest first

@@ -23,16 +23,17 @@ from __future__ import annotations
 import os
 import re
 import time
-from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
 
-from ..memory.sources import anchor_for, archive_path
+from ..values import TYPE_CHECKING
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # an MCP server imports this module at start: no typing, no evidence archive
+    from collections.abc import Callable
+    from typing import Any, TypeVar
+
     from ..search import SearchIndex
 
-T = TypeVar("T")
+    T = TypeVar("T")
 
 DEFAULT_TOPIC = "agent-notes.md"
 AGENT_LABEL = "agent note"
@@ -117,9 +118,10 @@ class MemoryTools:
         return self._read_state(read)
 
     def topics(self) -> list[str]:
-        from ..memory import Workspace
+        from ..memory.names import list_topic_files  # not the Workspace: an MCP client lists these at start
+        from ..paths import StatePaths
 
-        return self._read_state(lambda state: Workspace(state).topic_paths())
+        return self._read_state(lambda state: list_topic_files(StatePaths(state).topics).paths)
 
     def topic_text(self, topic: str) -> str | None:
         from ..memory import Workspace
@@ -184,6 +186,8 @@ class MemoryTools:
             topic = named[0].removeprefix("topics/") if named else rel  # a name holding a secret: its redacted form
             return {"outcome": "rejected", "topic": topic, "diagnostics": [d.to_json() for d in result.diagnostics]}
         created = [bid for bid in result.created_blocks]
+        from ..memory.sources import anchor_for, archive_path
+
         return {
             "outcome": "installed", "topic": rel, "block_id": created[0] if created else None,
             "commit": result.commit, "source_id": record.source_id,

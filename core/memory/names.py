@@ -22,7 +22,8 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
+
+from ..values import Frozen, Value
 
 # C0, DEL, C1; U+202A..U+202E (LRE RLE PDF LRO RLO) and U+2066..U+2069 (LRI RLI FSI PDI),
 # which sanitize.py drops from what it shows.
@@ -74,12 +75,14 @@ def printable(rel: str) -> str:
     return "".join(out)
 
 
-@dataclass(frozen=True)
-class Skipped:
-    """A `.md` file memory leaves out, and why."""
+class Skipped(Frozen):
+    """A `.md` file memory leaves out, and why: `path` is printable (see `printable`),
+    relative to the memory root (`topics/…`)."""
 
-    path: str  # printable (see `printable`), relative to the memory root: `topics/…`
-    reason: str
+    __slots__ = ("path", "reason")
+
+    def __init__(self, path: str, reason: str) -> None:
+        self.path, self.reason = path, reason
 
     def __str__(self) -> str:
         return f"{self.path}: {self.reason}"
@@ -88,12 +91,14 @@ class Skipped:
         return {"path": self.path, "reason": self.reason}
 
 
-@dataclass
-class TopicFiles:
+class TopicFiles(Value):
     """The topic files (relative to `topics/`, sorted) and the skipped ones."""
 
-    paths: list[str] = field(default_factory=list)
-    skipped: list[Skipped] = field(default_factory=list)
+    __slots__ = ("paths", "skipped")
+
+    def __init__(self, paths: list[str] | None = None, skipped: list[Skipped] | None = None) -> None:
+        self.paths: list[str] = [] if paths is None else paths
+        self.skipped: list[Skipped] = [] if skipped is None else skipped
 
 
 def list_topic_files(topics: str | os.PathLike[str]) -> TopicFiles:

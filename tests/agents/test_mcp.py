@@ -169,20 +169,26 @@ def test_protocol_errors_are_json_rpc_errors_and_the_server_keeps_serving(state:
 
 
 def test_tools_are_listed_without_loading_the_engine(state: Path):
-    """initialize and tools/list answer from the standard library: no SDK, no search, no git."""
+    """initialize, tools/list and resources/list (what Claude Code asks at every start) answer
+    from the standard library: no SDK, no search, no git, no workspace, dataclasses or typing."""
     import subprocess
 
     code = ("import io, json, sys\n"
             "from scriptorium.core.agents.mcp_server import serve\n"
             "lines = [json.dumps({'jsonrpc': '2.0', 'id': 1, 'method': 'initialize', 'params': {}}),\n"
-            "         json.dumps({'jsonrpc': '2.0', 'id': 2, 'method': 'tools/list'})]\n"
+            "         json.dumps({'jsonrpc': '2.0', 'id': 2, 'method': 'tools/list'}),\n"
+            "         json.dumps({'jsonrpc': '2.0', 'id': 3, 'method': 'resources/list'})]\n"
             "out = io.BytesIO()\n"
             "serve(sys.argv[1], io.BytesIO(('\\n'.join(lines) + '\\n').encode()), out)\n"
             "heavy = sorted(m for m in sys.modules if m.split('.')[0] in ('mcp', 'git', 'pydantic', 'anyio')\n"
+            "               or m in ('dataclasses', 'typing', 'scriptorium.core.memory.sources')\n"
             "               or m.startswith('scriptorium.core.search') or m.startswith('scriptorium.core.memory.workspace'))\n"
-            "print(json.dumps({'answers': len(out.getvalue().splitlines()), 'heavy': heavy}))\n")
+            "answers = [json.loads(line) for line in out.getvalue().splitlines()]\n"
+            "print(json.dumps({'answers': len(answers), 'heavy': heavy,\n"
+            "                  'resources': [r['name'] for r in answers[-1]['result']['resources']]}))\n")
     done = subprocess.run([sys.executable, "-c", code, str(state)], capture_output=True, text=True, check=True)
-    assert json.loads(done.stdout) == {"answers": 2, "heavy": []}
+    report = json.loads(done.stdout)
+    assert report["answers"] == 3 and report["heavy"] == [] and "topics/tools/editor.md" in report["resources"]
 
 
 async def test_what_an_agent_writes_and_reads_in_one_call_is_bounded(state: Path):
