@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from datetime import date, timedelta
 
 from .keywords import COMMON_WORDS, FILLER, content_words, is_content, keyphrases, phrases, stem
-from .people import compact, keeps_company
+from .people import compact, concrete, keeps_company
 
 MAX_BLOCK_SENTENCES = 6  # a block of notes sharing a subject
 MAX_BLOCK_WORDS = 80
@@ -254,6 +254,8 @@ def _answered(asked: Turn, turn: Turn) -> list[Note]:
     said = _sentences(turn.text, turn.work)
     if turn.work and turn.role == "assistant":  # "One uncommitted change. Let me check what it is:": no answer
         said = [s for s in said if not (_working_step(s) or _working_step(_strip_chatter(s, turn)))]
+    if not turn.work:  # between people, the answer is its first sentence that is not company ("Glad you like it.")
+        said = [s for s in said if not keeps_company(_strip_chatter(s, turn))][:1]
     answer = _strip_chatter(" ".join(said), turn)
     if turn.work and ("?" in answer or turn.role == "user" and _request(answer) is None):
         return []  # "are we all commited? if yes, do it": no answer, another question and a step
@@ -261,6 +263,7 @@ def _answered(asked: Turn, turn: Turn) -> list[Note]:
         return []
     q, _ = _third_person(_strip_chatter(question, asked) or question, asked)
     a, subject = _third_person(answer, turn)
+    a = resolve_dates(a, _day(turn.time))
     text = f"{q[:1].upper() + q[1:]} {a[:1].upper() + a[1:]}"
     text = text if text.endswith((".", "!", "?", "…", "。")) else text + "."
     return [Note(text, turn, False, subject, content_words(text))]
@@ -269,10 +272,8 @@ def _answered(asked: Turn, turn: Turn) -> list[Note]:
 def _weight(note: Note) -> float:
     """How much a sentence tells: its content words, more for names, numbers and identifiers."""
     specific = sum(1 for w in re.findall(r"\S+", note.text)[1:] if w[:1].isupper() or _specific(w))
-    import os
-    size = len(note.text.split())
-    pen = float(os.environ.get("W4PEN", "0")) * size if not note.turn.work else 0.0
-    return len(set(note.words)) + specific + (5 if note.core else 0) - pen
+    words = set(note.words) if note.turn.work else concrete(note.words)  # between people, feelings tell little
+    return len(words) + specific + (5 if note.core else 0)
 
 
 def group(notes: list[Note], names: set[str], *, thread: bool = False) -> list[Block]:
@@ -474,10 +475,11 @@ def _note(sentence: str, turn: Turn) -> Note | None:
         sentence = _without_anger(sentence)
     if not sentence or _APOLOGY.search(sentence) and len(sentence.split()) < 12:
         return None
-    words = [w for w in content_words(sentence) if w not in _COMMON]
     speakers = {turn.speaker.casefold(), turn.other.casefold()}
+    words = [w for w in content_words(sentence) if w not in _COMMON and (turn.work or w not in speakers)]
     named = any(w[:1].isupper() and not _is_name(w.casefold(), speakers) for w in _WORD.findall(sentence)[1:])
-    if len(words) < MIN_CONTENT_WORDS and not (words and (_specific(sentence) or named or _RELATIVE.search(sentence))):
+    timed = bool(_RELATIVE.search(sentence)) and any(w not in _COMMON for w in content_words(_RELATIVE.sub("", sentence)))
+    if len(words) < MIN_CONTENT_WORDS and not (words and (_specific(sentence) or named or timed)):
         return None
     if _REACTION.match(sentence) and not _specific(sentence):  # "Sounds like a blast!": the listener's echo
         return None

@@ -2,12 +2,15 @@
 
 A conversation between friends carries its facts among sentences that keep the other
 company: a wish or advice ("Have fun and stay safe!"), thanks and praise of the other
-("Your friendship means so much to me", "Your hard work will pay off!"), a verdict about
-life in general ("Hard work pays off eventually."), a greeting after a while ("Long time
-no talk!"). Those are no notes. What stays is said without its padding: the catching-up
-that opens a turn ("A lot's happened since we last chatted - "), and an evaluation
-trailing after a dash ("... on 20 May 2023 – it was rewarding.").
-"""
+("Your friendship means so much to me", "Your hard work will pay off!", "I'm impressed by
+your dedication"), resolve ("I'm not gonna give up"), a mood made of the words of
+feelings and values ("Their love has helped me grow into my true self"), a creed ("We can
+tackle life's challenges together!"), a verdict about life in general ("Hard work pays
+off eventually."), a greeting after a while ("Long time no talk!"). Those are no notes.
+What stays is said without its padding: the catching-up that opens a turn ("A lot's
+happened since we last chatted - "), and an evaluation trailing after a dash ("... on 20
+May 2023 – it was rewarding."). Of a turn's sentences the note is the one with the most
+concrete words (`concrete`): words of feelings tell little."""
 
 from __future__ import annotations
 
@@ -52,15 +55,16 @@ def keeps_company(sentence: str) -> bool:
         return True
     if _NAMED.search(said):
         return False
-    if _of_the_listener(said) or _general(said) or _feelings(said):
+    if _of_the_listener(said) or _general(said) or _feelings(said) or _GUESS.match(said):
         return True
     return bool(_RESOLVE.search(said) or _WE_ALL.match(said) or _THANKS_FOR.match(said)) and not _TIME_WORD.search(said)
 
 
 # "We can tackle life's challenges together!", "We all have unique paths": a group's creed
-_WE_ALL = re.compile(r"^(?:and |but |so |together,? )?(?:we|us)(?: all| both)? (?:can|could|should|must|have to|need to|"
-                     r"gotta|all|both|are all|are in this)\b", re.I)
-_THANKS_FOR = re.compile(r"^for (?:letting|being|all|the|your|everything|sharing|listening|having)\b", re.I)  # thanks cut off
+_WE_ALL = re.compile(r"^(?:and |but |so |together,? )?(?:we|us)(?: all| both)? "
+                     r"(?:can|could|should|must|have to|need to|gotta|all|both|are all|are in this)\b", re.I)
+# "(Thanks) for letting me join your journey": thanks with its "thanks" cut off
+_THANKS_FOR = re.compile(r"^for (?:letting|being|all|the|your|everything|sharing|listening|having)\b", re.I)
 # the words of feelings and values: what a sentence made mostly of them tells is a mood
 _FEELING_WORDS = frozenset("""
 love loving loved support supportive supporting supported joy happy happiness proud pride strength strong courage
@@ -76,6 +80,12 @@ pushing going believe belief others people someone everyone things thing way way
 """.split())
 
 
+def concrete(words: list[str]) -> set[str]:
+    """The content words of a note that are not words of feelings and values: what a
+    turn's most telling sentence has most of."""
+    return set(words) - _FEELING_WORDS - COMMON_WORDS
+
+
 def _feelings(said: str) -> bool:
     """Mostly the words of feelings and values, nothing concrete ("Their love and
     encouragement has helped me grow into my true self.")."""
@@ -87,16 +97,17 @@ def _feelings(said: str) -> bool:
 
 # resolve and encouragement: "I'm not gonna give up", "keep pushing", "chase your dreams"
 _RESOLVE = re.compile(
-    r"\b(?:keeps? (?:going|pushing|at it|trying|plugging|shining|dreaming|moving forward|fighting|working hard|me going|"
+    r"\b(?:keeps? (?:going|pushing|at it|trying|plugging|shining|dreaming|moving forward|fighting|working hard|"
     r"(?:me|us|you|him|her|them) (?:going|motivated|inspired))|won't (?:quit|give up|stop|let)|"
     r"(?:not|never) (?:gonna |going to )?(?:give up|quit|stop trying)|"
     r"stay(?:ing)? (?:positive|motivated|focused|determined|strong|resilient|optimistic)|"
-    r"(?:chase|chasing|reach|reaching|follow|following|pursue|pursuing|achieve|make|live|living) (?:\w+'s |my |our |your |"
-    r"their |his |her )?(?:own )?(?:dreams?|goals?)\b)", re.I)
+    r"(?:chase|chasing|reach|reaching|follow|following|pursue|pursuing|achieve|make|live|living) "
+    r"(?:\w+'s |my |our |your |their |his |her )?(?:own )?(?:dreams?|goals?)\b)", re.I)
 # the speaker's regard for the other: "I'm impressed by your ...", "I bet you ...", "I know you'll ..."
 _REGARD = re.compile(
-    r"^(?:(?:wow|man|oh|gosh)\W+)?(?:i(?:'m| am| was| feel)|i'm|i'm)\s+(?:so |really |very |super |totally )?(?:impressed|"
-    r"amazed|inspired|proud|glad|happy|thrilled|touched|moved|sure|confident|certain|excited|stoked|sorry|blown away)\b|"
+    r"^(?:(?:wow|man|oh|gosh)\W+)?(?:i'm|i am|i was|i feel)\s+(?:so |really |very |super |totally )?"
+    r"(?:impressed|amazed|inspired|proud|glad|happy|thrilled|touched|moved|sure|confident|certain|excited|stoked|sorry|"
+    r"blown away)\b|"
     r"^i (?:bet|hope|know|believe|can see|can tell|admire|love how|love that|love your|love seeing|can't wait|"
     r"can imagine|wish)\b", re.I)
 
@@ -109,11 +120,18 @@ def _of_the_listener(said: str) -> bool:
     return not _SPEAKER.search(said) or bool(_REGARD.match(said)) and not _SPEAKER.search(_REGARD.sub("", said))
 
 
+_GUESS = re.compile(r"^(?:i can imagine|i bet|i'm sure|i am sure|i guess)\b", re.I)  # a guess at the other's life
+_ALL_OF_US = re.compile(r"\b(?:us|our|ours|ourselves)\b", re.I)  # "Pets have a way of touching our hearts"
+
+
 def _general(said: str) -> bool:
-    """A verdict about life or things in general ("Hard work pays off eventually.",
-    "Horses have such grace!"): no one of the conversation in it, nothing particular (a
-    name, a number, a time, this or that), said in the present."""
-    if _LISTENER.search(said) or _SPEAKER.search(said) or _PERSON.search(said) or _DEICTIC.search(said):
+    """A verdict about life or things in general ("Hard work pays off eventually.", "Horses
+    have such grace!", "Pets have a way of touching our hearts."): no one of the
+    conversation in it (an "us" is everyone), nothing particular (a name, a number, a
+    time, this or that), said in the present."""
+    if _LISTENER.search(said) or _PERSON.search(said) or _DEICTIC.search(said):
+        return False
+    if _SPEAKER.search(_ALL_OF_US.sub("", said)) or _ALL_OF_US.search(said) and re.match(r"(?i)(?:we|our)\b", said):
         return False
     if _NAMED.search(said) or _TIME_WORD.search(said) or _PAST.search(said):
         return False
@@ -123,12 +141,15 @@ def _general(said: str) -> bool:
 # "A lot's happened since we last chatted - ", "Since we last spoke, ", "since our last chat"
 _CATCHING_UP = re.compile(
     r"^(?:(?:a lot|lots|so much|much|a bunch|tons)(?:'s| has)? (?:happened|been going on|going on)|"
-    r"(?:it's |it has )?been (?:a while|ages|forever|a (?:busy|crazy|hectic|wild) (?:few days|week|month|time)))"
+    r"(?:it's |it has )?been (?:a while|ages|forever|a (?:busy|crazy|hectic|wild) (?:few days|week|month|time))|"
+    r"(?:i've|i have|we've|we have) had (?:a lot|lots|so much|tons)(?: of (?:things|stuff))? (?:going on|happening)"
+    r"(?: (?:to|with|for) (?:me|us))?)"
     r"(?: since (?:we|i) (?:last )?(?:chatted|spoke|talked|caught up)| since our last (?:chat|talk|conversation))?"
     r"\s*(?:[-–—:,!.]+\s*|$)|\s*,?\s*\bsince (?:we|i) (?:last )?(?:chatted|spoke|talked|caught up)\b,?|"
     r"\s*,?\s*\bsince our last (?:chat|talk|conversation)\b,?", re.I)
-_TAIL = re.compile(r"\s+[-–—]+\s+|\s*;\s+|,\s+(?:and\s+)?(?=(?:it|that|this)(?:'s|\s+(?:is|was|has been|felt|feels)))")
-_EVALUATION = re.compile(r"^(?:it|that|this)(?:'s|\s+(?:is|was|has been|felt|feels|looks|seems))\b", re.I)
+_TAIL = re.compile(r"(\s+[-–—]+\s+|\s*;\s+|"
+                   r",\s+(?:and\s+)?(?=(?:it|that|this|which)(?:'s|\s+(?:is|was|has been|felt|feels))))")
+_EVALUATION = re.compile(r"^(?:it|that|this|which)(?:'s|\s+(?:is|was|has been|felt|feels|looks|seems))\b", re.I)
 _EVALUATION_WORDS = 8
 
 
@@ -138,10 +159,11 @@ def compact(sentence: str) -> str:
     short = _CATCHING_UP.sub(" ", sentence).strip(" ,-–—")
     if len(content_words(short)) < 2:
         return "" if short != sentence.strip(" ,-–—") else sentence  # nothing but catching up
-    parts = _TAIL.split(short)
+    parts = _TAIL.split(short)  # clause, separator, clause, ...
     if len(parts) > 1:
-        kept = [parts[0]] + [p for p in parts[1:] if not _evaluation(p)]
-        short = " – ".join(p.strip() for p in kept if p.strip())
+        short = parts[0] + "".join(sep + clause for sep, clause in zip(parts[1::2], parts[2::2])
+                                   if not _evaluation(clause))
+        short = short.rstrip(" ,;-–—")
         if short and short[-1] not in ".!?…" and sentence.rstrip()[-1:] in ".!?…":
             short += "." if sentence.rstrip()[-1] == "?" else sentence.rstrip()[-1]
     return short[:1].upper() + short[1:] if short and len(content_words(short)) >= 2 else sentence

@@ -253,11 +253,12 @@ def test_people_talking_praise_resolve_moods_and_creeds_are_no_blocks(tmp_path):
         ("user", "I'm not gonna give up on my dreams, no matter what."),
         ("assistant", "Their love and encouragement has helped me grow into my true self."),
         ("user", "Hard work pays off eventually. We can tackle life's challenges together!"),
+        ("assistant", "Pets have a way of touching our hearts."),
         ("assistant", "My daughter started violin lessons with a teacher from Boston."),
     ], (2023, 7, 3))
     assert "Caroline signed up for a pottery class at the community center on Elm Street." in text, text
     assert "Melanie's daughter started violin lessons with a teacher from Boston." in text, text
-    for company in ("pay off", "impressed", "give up", "true self", "Hard work", "challenges"):
+    for company in ("pay off", "impressed", "give up", "true self", "Hard work", "challenges", "hearts"):
         assert company not in text, (company, text)
 
 
@@ -280,3 +281,20 @@ def test_people_talking_notes_drop_their_catching_up_and_trailing_evaluation(tmp
     assert "Caroline graduated the week before 14 August 2023" in text, text
     for padding in ("happened", "chatted", "rewarding"):
         assert padding not in text, (padding, text)
+
+
+def test_people_talking_a_turn_keeps_its_most_concrete_sentence_and_an_answer_its_first(tmp_path):
+    """Of a turn's sentences the note is the one that tells (a shelter, food and supplies),
+    not the longer one made of feelings; a name and an interjection are no note; a short
+    answer is kept with its question, by its first sentence that is not company."""
+    text = _people(tmp_path, [
+        ("user", "Seeing the smiles on their faces made us feel so much joy and gratitude. "
+                 "We went to a homeless shelter to give out food and supplies."),
+        ("assistant", "Oof, Caroline."),
+        ("assistant", "What's the backstory on that trophy?"),
+        ("user", "Glad you like it! It commemorates my first marathon in Chicago. I love it so much."),
+    ], (2023, 7, 3))
+    assert "We went to a homeless shelter to give out food and supplies." in text, text
+    assert "smiles" not in text and "Oof" not in text, text
+    assert "What's the backstory on that trophy? It commemorates Caroline's first marathon in Chicago." in text, text
+    assert "Glad" not in text and "love it" not in text, text
