@@ -5,8 +5,9 @@ app opener for the two cases that open the app (no command, and `demo` without
 `--no-tui`), and a server for `serve` (the app in a browser). Each imports Textual
 or textual-serve only when it is called, so a command such as `scriptorium session
 list` never pays for it.
-An agent's hook call (`--state DIR hook AGENT EVENT`, as install writes it) goes
-in even more directly, without the CLI's parser (`core.agents.hook_entry`).
+An agent's hook call (`--state DIR hook AGENT EVENT`, as install writes it) and its MCP
+server (`--state DIR mcp`) go in even more directly, without the CLI's parser
+(`core.agents.hook_entry`, `core.agents.mcp_entry`).
 """
 
 from __future__ import annotations
@@ -39,6 +40,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     from scriptorium.core.agents.hook_entry import main as hook_main
 
     code = hook_main(argv)  # an agent's hook: straight in, without the CLI around it
+    if code is None and "mcp" in argv:
+        from scriptorium.core.agents.mcp_entry import main as mcp_main
+
+        code = mcp_main(argv)  # and its MCP server
     if code is not None:
         return code
     from scriptorium.core.cli import main as cli_main

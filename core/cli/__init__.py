@@ -219,20 +219,26 @@ def _run(argv: list[str], open_app: AppOpener | None, serve_app: AppServer | Non
             print(f"scriptorium: {_one_line(emitted_message() or f'failed (exit {code})')}", file=sys.stderr)
         sys.stdout.flush()  # inside the guard: a reader that went away fails here, not at exit
         return code
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, Exception) as exc:
+        return failed(exc, _command_of(argv) or "", as_json, code)
+
+
+def failed(exc: BaseException, command: str, as_json: bool = False, code: int = 0) -> int:
+    """The exit code (and the one line, or JSON document) of a command that raised `exc`: the
+    one place every failure becomes the contract (also for `scriptorium mcp`'s fast entry)."""
+    if isinstance(exc, KeyboardInterrupt):
         with contextlib.suppress(OSError):
-            print(f"\nscriptorium: {INTERRUPTED.get(_command_of(argv) or '', INTERRUPTED[''])}", file=sys.stderr)
+            print(f"\nscriptorium: {INTERRUPTED.get(command, INTERRUPTED[''])}", file=sys.stderr)
         return 130
-    except BrokenPipeError:
+    if isinstance(exc, BrokenPipeError):
         return _reader_gone(code)
-    except Exception as exc:  # noqa: BLE001 - the one place every failure becomes the contract
-        failure = failure_of(exc)
-        try:
-            return report_failure(failure, as_json)
-        except BrokenPipeError:  # `get X --json | true`: the failure's document had no reader
-            with contextlib.suppress(OSError):
-                print(f"scriptorium: {failure.message}", file=sys.stderr)
-            return _reader_gone(failure.exit_code)
+    failure = failure_of(exc)
+    try:
+        return report_failure(failure, as_json)
+    except BrokenPipeError:  # `get X --json | true`: the failure's document had no reader
+        with contextlib.suppress(OSError):
+            print(f"scriptorium: {failure.message}", file=sys.stderr)
+        return _reader_gone(failure.exit_code)
 
 
 class _StderrWatch:

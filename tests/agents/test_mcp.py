@@ -209,3 +209,27 @@ async def test_what_an_agent_writes_and_reads_in_one_call_is_bounded(state: Path
         block = _doc(await session.call_tool("memory_get", {"block_id": hits[0]["block_id"]}))
         assert block["truncated"] and len(block["text"]) < 21_000 and block["text_chars"] > 50_000
         assert all(len(s["record"] or "") < 21_000 for c in block["citations"] for s in c["sources"])
+
+
+def test_the_console_command_serves_without_the_clis_parser(state: Path, tmp_path: Path):
+    """`scriptorium --state DIR mcp`, as install writes it, starts without argparse or the CLI
+    (a third of the server's start); a state that is a file is still the CLI's usage error."""
+    import subprocess
+
+    probe = ("import json, sys\n"
+             "from scriptorium.tui.entry import main\n"
+             "code = main(sys.argv[1:])\n"
+             "sys.stderr.write(json.dumps({'code': code, 'cli': sorted(m for m in sys.modules\n"
+             "                 if m == 'argparse' or m.startswith('scriptorium.core.cli'))}) + '\\n')\n")
+    lines = [{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}},
+             {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}]
+    stdin = "".join(json.dumps(line) + "\n" for line in lines)
+    done = subprocess.run([sys.executable, "-c", probe, "--state", str(state), "mcp"], input=stdin,
+                          capture_output=True, text=True, timeout=60, check=True)
+    assert [json.loads(line)["id"] for line in done.stdout.splitlines()] == [1, 2]
+    assert json.loads(done.stderr.strip().splitlines()[-1]) == {"code": 0, "cli": []}
+    a_file = tmp_path / "not-a-dir"
+    a_file.write_text("x")
+    done = subprocess.run([sys.executable, "-c", probe, "--state", str(a_file), "mcp"], input=stdin,
+                          capture_output=True, text=True, timeout=60, check=False)
+    assert json.loads(done.stderr.strip().splitlines()[-1])["code"] == 2 and "is not a directory" in done.stderr
