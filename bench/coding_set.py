@@ -99,7 +99,7 @@ def evaluate(built: Built, state: Path) -> dict:
         budget = words(read)
         memory_found += all(k in read.casefold() for k in keys)
         got, used = [], 0
-        for ranked in raw.rank(tokenize(question), len(turns)):
+        for ranked in raw.rank(tokenize(question, parts=False), len(turns)):
             size = words(turns[ranked.doc])
             if used + size <= budget:
                 got.append(turns[ranked.doc])

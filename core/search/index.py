@@ -32,7 +32,7 @@ from .corpus import SOURCES, TOPICS, Doc, source_docs, topic_docs, untrusted_tar
 from .fusion import fuse
 from .query import query_tokens
 from .ranking import Bm25Index
-from .tokenize import tokenize
+from .tokenize import VERSION as TOKENS_VERSION, tokenize
 
 if TYPE_CHECKING:
     from .embed import Embedder
@@ -496,8 +496,8 @@ def _lexical(index: Bm25Index, tokens: list[str], k: int) -> dict[int, float]:
 
 
 def _digest(fingerprint: tuple) -> str:
-    """sha256 of the model's (file, hash) pairs: the saved model's stamp."""
-    return hashlib.sha256(json.dumps(fingerprint, ensure_ascii=False).encode("utf-8")).hexdigest()
+    """sha256 of the model's (file, hash) pairs and the tokens' scheme: the saved model's stamp."""
+    return hashlib.sha256(json.dumps([TOKENS_VERSION, fingerprint], ensure_ascii=False).encode("utf-8")).hexdigest()
 
 
 def _is_channel(rel: str) -> bool:

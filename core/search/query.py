@@ -24,6 +24,6 @@ QUESTION_TOKENS = frozenset(t for word in _QUESTION_WORDS.split() for t in token
 
 def query_tokens(query: str) -> list[str]:
     """The tokens a query is ranked by (all of them when it is nothing but question words)."""
-    tokens = tokenize(query)
+    tokens = tokenize(query, parts=False)
     kept = [t for t in tokens if t not in QUESTION_TOKENS]
     return kept or tokens

@@ -12,6 +12,13 @@ agent's prompt must not pay it) are dropped: in a workspace of a few hundred blo
 to their Snowball English stem (PyStemmer, the C implementation bm25s itself uses), so
 "tests", "tested" and "testing" all find "test". Index and query go through this same
 function, so both sides always agree.
+
+An identifier written in camelCase or PascalCase (`pendingMessageContainer`,
+`AshComputer`, `HTTPServer`) also yields its parts: an engineer asks where "pending
+messages" are shown, the session named the field. The whole word stays a token too, so
+a query naming the identifier still matches it best. (snake_case and paths are split
+already: `_` and `/` are no word characters.) `VERSION` names this scheme: a saved index
+built by another is not reused.
 """
 
 from __future__ import annotations
@@ -38,9 +45,11 @@ STOPWORDS = frozenset((
     "will", "with",
 ))
 _STEMMER = Stemmer.Stemmer("english")
+_CAMEL_RE = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
+VERSION = 2
 
 
-def tokenize(text: str) -> list[str]:
+def tokenize(text: str, *, parts: bool = True) -> list[str]:
     tokens: list[str] = []
     for match in _WORD_RE.finditer(text):
         word = match.group(0).casefold()
@@ -48,9 +57,21 @@ def tokenize(text: str) -> list[str]:
             continue
         if _UNSEGMENTED_RE.search(word) is None:
             tokens.append(_STEMMER.stemWord(word))
+            if parts:
+                tokens.extend(_camel_parts(match.group(0)))
             continue
         tokens.append(word)
         if len(word) > 1 and _UNSEGMENTED_RE.fullmatch(word):
             tokens.extend(word)
             tokens.extend(word[i : i + 2] for i in range(len(word) - 1))
     return tokens
+
+
+def _camel_parts(word: str) -> list[str]:
+    """The stemmed parts of a camelCase / PascalCase word (none for a word of one case)."""
+    if word.islower() or word.isupper() or word[1:].islower() or not word.isascii():
+        return []
+    parts = _CAMEL_RE.findall(word)
+    if len(parts) < 2:
+        return []
+    return [_STEMMER.stemWord(part.casefold()) for part in parts if part.casefold() not in STOPWORDS]
