@@ -65,6 +65,7 @@ from scriptorium.core.tokens import _bundled_tokenizer_dir
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
+import store_paths  # noqa: E402  (bench/store_paths.py: its fresh-mark child)
 import write as write_bench  # noqa: E402  (bench/write.py: its session and scripted model)
 
 RUNS = int(os.environ.get("RUNS", "5"))
@@ -79,18 +80,7 @@ RATIOS = {  # ratio name -> (ours, reference's)
 }
 
 # --- our children (sys and time are loaded before user code; json after the clock stops) ---
-MARK = """
-import sys, time
-t, c = time.perf_counter(), time.process_time()
-from scriptorium.core.sessions.store import SessionStore
-from scriptorium.core.sessions.marker import mark_written
-t1, c1 = time.perf_counter(), time.process_time()
-mark_written(SessionStore(sys.argv[1]), sys.argv[2], sys.argv[3].split(","), sys.argv[4])
-t2, c2 = time.perf_counter(), time.process_time()
-import json
-print(json.dumps({"ms": (t2 - t) * 1000, "cpu_ms": (c2 - c) * 1000,
-                  "call_ms": (t2 - t1) * 1000, "call_cpu_ms": (c2 - c1) * 1000}))
-"""
+MARK = store_paths.MARK  # a fresh mark, imports included: the same child as bench/store_paths.py's
 MARK_AFTER_READ = """
 import sys, time
 from scriptorium.core.sessions.store import SessionStore

@@ -8,6 +8,13 @@ import os
 from pathlib import Path
 
 
+def write_all(fd: int, data: bytes) -> None:
+    """Write every byte: os.write may write fewer than it was given."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
 def fsync_dir(path: Path | str) -> None:
     try:
         fd = os.open(path, os.O_RDONLY)
@@ -106,9 +113,7 @@ def write_synced_many(items: list[tuple[Path | str, bytes]], *, mode: int = 0o60
             for path, data in items[start:start + FSYNC_GROUP]:
                 fd = os.open(path, flags, mode)
                 fds.append(fd)
-                view = memoryview(data)
-                while view:
-                    view = view[os.write(fd, view):]
+                write_all(fd, data)
             fsync_all(fds)
             stats.extend(os.fstat(fd) for fd in fds)
         finally:
@@ -158,9 +163,7 @@ def write_file_batched(path: str, data: bytes, *, mode: int = 0o600) -> os.stat_
         fd = os.open(tmp, flags, mode)
     try:
         try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view):]
+            write_all(fd, data)
             st = os.fstat(fd)
         finally:
             os.close(fd)

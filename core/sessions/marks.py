@@ -12,6 +12,7 @@ import os
 
 from . import redo
 from . import repo as session_git
+from ..fsutil import write_all
 from ..flock import flock as _flock
 from ..values import TYPE_CHECKING
 from .errors import InvalidNode, SessionBusy, UnknownNode
@@ -122,9 +123,7 @@ def _write_logged(d: Path, history: str, nodes: list[tuple[Node, str, os.stat_re
             fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
             temps.append(tmp)
             try:
-                view = memoryview(data)
-                while view:
-                    view = view[os.write(fd, view):]
+                write_all(fd, data)
                 st = os.fstat(fd)
             finally:
                 os.close(fd)

@@ -32,7 +32,7 @@ import json
 import os
 import time
 
-from ..fsutil import fsync_all, fsync_dir
+from ..fsutil import fsync_all, fsync_dir, write_all
 from ..values import TYPE_CHECKING
 from .paths import HISTORY_REL, REDO_REL
 
@@ -74,9 +74,7 @@ def append(session_dir: Path | str, entries: list[Entry]) -> None:
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, 0o600)
     try:
         new = os.fstat(fd).st_size == 0
-        view = memoryview(record)
-        while view:
-            view = view[os.write(fd, view):]
+        write_all(fd, record)
         os.fdatasync(fd)
     finally:
         os.close(fd)
@@ -160,7 +158,7 @@ def recover(session_dir: Path | str) -> int:
         tmp = f"{history}/{e.filename}.{os.getpid()}.redo.tmp"
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
         try:
-            os.write(fd, e.data)
+            write_all(fd, e.data)
             os.fsync(fd)
         finally:
             os.close(fd)
