@@ -95,7 +95,16 @@ class Browser:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()
-        self._profile.cleanup()
+        # Chromium's helper processes (crashpad, the GPU and network services) outlive the
+        # browser by a moment and may still write into the profile: a removal can meet a
+        # folder that filled again ("Directory not empty"). Retry, then leave what is left.
+        for _ in range(20):
+            try:
+                self._profile.cleanup()
+                return
+            except OSError:
+                await asyncio.sleep(0.1)
+        shutil.rmtree(self._profile.name, ignore_errors=True)
 
     async def call(self, method: str, **params: Any) -> dict[str, Any]:
         assert self._ws is not None
