@@ -43,7 +43,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     if code is None and "mcp" in argv:
         from scriptorium.core.agents.mcp_entry import main as mcp_main
 
-        code = mcp_main(argv)  # and its MCP server
+        try:
+            code = mcp_main(argv)  # and its MCP server
+        except (KeyboardInterrupt, Exception) as exc:  # noqa: BLE001 - the CLI's contract for every failure
+            from scriptorium.core.cli import failed
+
+            return failed(exc, "mcp")
     if code is not None:
         return code
     from scriptorium.core.cli import main as cli_main

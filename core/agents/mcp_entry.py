@@ -15,7 +15,8 @@ if TYPE_CHECKING:
 def main(argv: Sequence[str]) -> int | None:
     """Serve `argv`'s state and return the exit code, or None when `argv` is not a plain MCP
     call. A state that is not a directory goes through the CLI, which says so; a failure
-    while serving is the CLI's (`cli.failed`)."""
+    while serving is raised, for the console command to report as the CLI does (`cli.failed`:
+    the CLI sits above this package, so it is not imported from here)."""
     rest = list(argv)
     state: str | None = None
     if len(rest) == 3 and rest[0] == "--state":
@@ -29,12 +30,7 @@ def main(argv: Sequence[str]) -> int | None:
     state_dir = resolve_state_dir(state)
     if state_dir.exists() and not state_dir.is_dir():
         return None
-    try:
-        from .mcp_server import serve
+    from .mcp_server import serve
 
-        serve(state_dir)
-    except (KeyboardInterrupt, Exception) as exc:  # noqa: BLE001 - the CLI's contract for every failure
-        from ..cli import failed
-
-        return failed(exc, "mcp")
+    serve(state_dir)
     return 0
