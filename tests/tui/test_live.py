@@ -104,7 +104,8 @@ async def test_an_external_change_to_a_topic_appears_in_the_open_app(make_app, s
         await settle_until(pilot, settle, lambda: screen.editor.text == theirs)
         await settle_until(pilot, settle, lambda: any(
             node.data == "scratch.md" for node in screen.query_one(TopicTree).root.children))
-        assert any("Ship only Tuesday" in row for row in screen_lines(app))
+        # the editor holds the new text before the screen is painted again: wait for the paint
+        await settle_until(pilot, settle, lambda: any("Ship only Tuesday" in row for row in screen_lines(app)))
         assert screen.editing_state.base == theirs and not screen.dirty
 
         # the app's own save does not come back to the Topics screen (the other screens hear of it)
