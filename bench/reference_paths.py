@@ -50,13 +50,10 @@ from __future__ import annotations
 
 import json
 import os
-import resource
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 from scriptorium.core.sessions.marker import workspace_id
@@ -186,15 +183,9 @@ print(json.dumps({"overhead_ms": round(statistics.median(overhead), 1)}))
 
 
 def run(cmd: list[str], env: dict[str, str]) -> tuple[float, float, str]:
-    """Wall and CPU seconds of one whole process, and its stdout."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    t = time.perf_counter()
-    out = subprocess.run(cmd, capture_output=True, text=True, timeout=1800, env=env)
-    wall = time.perf_counter() - t
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if out.returncode != 0:
-        raise RuntimeError(f"{cmd[:4]} failed: {out.stderr.strip()[-1500:]}")
-    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), out.stdout
+    """Wall and CPU seconds of one whole process, and its stdout (the reference's write pass
+    can take minutes)."""
+    return store_paths.timed(cmd, env, timeout=1800)
 
 
 def last_json(stdout: str) -> dict:

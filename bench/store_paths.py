@@ -89,16 +89,21 @@ def cached_env(pycache: Path) -> dict[str, str]:
     return env
 
 
-def whole(cmd: list[str]) -> tuple[float, float, str]:
-    """Wall and CPU seconds of one whole process, and its stdout."""
+def timed(cmd: list[str], env: dict[str, str] | None, timeout: float = 900) -> tuple[float, float, str]:
+    """Wall and CPU seconds of one whole process, and its stdout (bench/reference_paths.py's too)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
-    out = subprocess.run(cmd, capture_output=True, text=True, timeout=900, env=ENV)
+    out = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
     wall = time.perf_counter() - t
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if out.returncode != 0:
-        raise RuntimeError(f"{cmd[:3]} failed: {out.stderr.strip()[-500:]}")
+        raise RuntimeError(f"{cmd[:4]} failed: {out.stderr.strip()[-1500:]}")
     return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), out.stdout
+
+
+def whole(cmd: list[str]) -> tuple[float, float, str]:
+    """`timed` in this bench's children's environment."""
+    return timed(cmd, ENV)
 
 
 def child(code: str, *args: str) -> dict:
