@@ -10,6 +10,7 @@ import pytest
 
 from scriptorium.core.config import set_config_value
 from scriptorium.core.redact import PLACEHOLDER_RE, Redactor, for_state, placeholder_counts
+from scriptorium.core.redact import prefilter
 from scriptorium.core.redact.key import key_path
 
 from .fakes import fake_secrets, private_span
@@ -30,6 +31,22 @@ def test_every_kind_is_redacted_with_its_placeholder(redactor: Redactor, kind: s
     assert counts[kind] >= 1
     assert f"[REDACTED:{kind}:" in out
     assert placeholder_counts(out)[kind] == counts[kind]
+
+
+def test_the_hook_logs_prefilter_passes_every_kind_on_to_the_redactor(tmp_path: Path) -> None:
+    """A hook's log line skips the redactor when no rule's literal occurs (core/redact/prefilter.py):
+    every kind must still reach it, in a string and inside a list, and so must a secret-named
+    field and a <private> span."""
+    for kind, text, secret in CASES:
+        for doc in (text, {"message": [f"while running: {text}"]}):
+            assert prefilter.could_hold_secret(doc), (kind, doc)
+            assert secret not in str(prefilter.value(tmp_path, doc)), kind
+    env = {"env": {"DB_PASSWORD": "hunter2!", "HOME": "/home/ada"}}
+    assert prefilter.value(tmp_path, env)["env"]["DB_PASSWORD"].startswith("[REDACTED:password:")
+    prompt, word = private_span()
+    assert word not in prefilter.value(tmp_path, {"prompt": prompt.upper()})["prompt"].lower()
+    plain = {"event": "user-prompt-submit", "text": "what did we decide about the cache?"}
+    assert not prefilter.could_hold_secret(plain) and prefilter.value(tmp_path, plain) is plain
 
 
 def test_the_same_secret_redacts_the_same_way_and_placeholders_are_stable(redactor: Redactor, tmp_path: Path) -> None:
