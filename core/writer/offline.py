@@ -13,7 +13,9 @@ identity facts in `core.md` while its budget lasts. Citations use writer-local l
 `[^e1]` that the transaction turns into permanent ids. As an organizer (offered
 `retire_block`) it merges near-duplicate blocks: the first one stays and takes over
 the other's citations, the others are removed and retired with a reason, and links to
-them are repointed. Offered no tools (a plain chat), it
+them are repointed; then it merges the topics that are about one subject (gather.py:
+one name, a name and its start, a small topic whose blocks read like another), every
+block keeping its id. Offered no tools (a plain chat), it
 says that no language model is configured and echoes what it heard.
 """
 
@@ -28,7 +30,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from .filing import CORE, Context, Filed, Record, plan, render, title
-from .keywords import stem, stems
+from .gather import apply_merges, plan_merges
+from .keywords import stems
 from .model import OFFLINE_MODEL, Reply, Step, register_provider
 from .prompts import NOTHING_TO_KEEP
 from .tools import PARTIAL_READ
@@ -240,45 +243,23 @@ def _organize_step(calls: list[_Call]) -> Step:
     if missing:
         return [("read_file", {"path": p}) for p in missing]
     files = _reads(calls)
-    return _merge_duplicates(files) or _merge_topics(files) or "Nothing to reorganize: no duplicate blocks."
-
-
-def _merge_topics(files: dict[str, str]) -> list[tuple[str, dict[str, Any]]]:
-    """Topics of one folder about the same subject (their names say the same words:
-    `theme.md`, `themes.md`, `agent-session.md`, `agentsession.md`) become one: the larger
-    takes the other's blocks, ids kept, and their definitions; the other is deleted."""
-    from ..memory.topics import parse_topic
-
-    groups: dict[tuple[str, str], list[str]] = {}
-    for path in sorted(files):
-        if path != CORE and not path.startswith("people/"):
-            name = posixpath.splitext(posixpath.basename(path))[0]
-            groups.setdefault((posixpath.dirname(path), stem(re.sub(r"[-_\s]+", "", name))), []).append(path)
-    steps: list[tuple[str, dict[str, Any]]] = []
-    for paths in groups.values():
-        if len(paths) < 2:
-            continue
-        docs = {p: parse_topic(p, files[p]) for p in paths}
-        target = max(paths, key=lambda p: (len(docs[p].blocks), -len(p)))
-        text = files[target].rstrip("\n") + "\n"
-        have = set(docs[target].definitions)
-        for source in (p for p in paths if p != target):
-            doc = docs[source]
-            body = ["\n".join(doc.lines[b.start:b.end]) for b in doc.blocks]
-            extra = [_rebase(doc.lines[d.index], source, target) for d in doc.definition_list if d.id not in have]
-            have |= {d.id for d in doc.definition_list}
-            text += "\n" + "\n\n".join(body) + "\n" + ("\n" + "\n".join(extra) + "\n" if extra else "")
-            steps.append(("delete_file", {"path": source}))
-        steps.insert(0, ("write_file", {"path": target, "content": text}))
-    return steps
+    steps, texts = _merge_duplicates(files)
+    texts.update(apply_merges({p: t for p, t in texts.items() if t is not None},
+                              plan_merges({p: t for p, t in texts.items() if t is not None})))
+    for path, text in texts.items():
+        if text != files[path]:
+            steps.append(("write_file", {"path": path, "content": text}) if text is not None
+                         else ("delete_file", {"path": path}))
+    return steps or "Nothing to reorganize: no duplicate blocks, no two topics about one subject."
 
 
 NEAR_DUPLICATE = 0.8  # share of content stems two blocks have in common (Jaccard) to count as one
 
 
-def _merge_duplicates(files: dict[str, str]) -> list[tuple[str, dict[str, Any]]]:
+def _merge_duplicates(files: dict[str, str]) -> tuple[list[tuple[str, dict[str, Any]]], dict[str, str | None]]:
     """Blocks that say the same (identical, or sharing most content stems) become one: the
-    first stays and takes over the others' citations; the others are retired."""
+    first stays and takes over the others' citations; the others are retired. The
+    retirements, and every file's text after (None: no block is left, the file goes)."""
     from ..memory.topics import parse_topic
 
     retired: dict[str, str] = {}  # retired id -> surviving id
@@ -302,7 +283,8 @@ def _merge_duplicates(files: dict[str, str]) -> list[tuple[str, dict[str, Any]]]
                 if definition is not None:
                     lines.append(_rebase(doc.lines[definition.index], path, twin[0]))
     if not retired:
-        return []
+        return [], dict(files)
+    texts: dict[str, str | None] = dict(files)
     steps: list[tuple[str, dict[str, Any]]] = [
         ("retire_block", {"block_id": bid, "reason": f"duplicate of ^{target} (the same claim)"})
         for bid, target in retired.items()]
@@ -313,11 +295,9 @@ def _merge_duplicates(files: dict[str, str]) -> list[tuple[str, dict[str, Any]]]
                 text = _cite_more(text, bid, lines)
         for bid, target in retired.items():
             text = text.replace(f"#^{bid})", f"#^{target})")
-        if text == files[path]:
-            continue
-        remaining = parse_topic(path, text).blocks
-        steps.append(("write_file", {"path": path, "content": text}) if remaining else ("delete_file", {"path": path}))
-    return steps
+        if text != files[path]:
+            texts[path] = text if parse_topic(path, text).blocks else None
+    return steps, texts
 
 
 def _rebase(line: str, source: str, target: str) -> str:

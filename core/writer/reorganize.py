@@ -22,6 +22,7 @@ from ..outcome import Outcome, exit_code
 from .classify import classify
 from .counters import sleep_done
 from .editing import Rejected, changed_files, edit_with_repair
+from .gather import merged_topics
 from .model import model_timeout, resolve_model
 from .progress import Cancelled, Monitor, Progress
 from .prompts import organize_task
@@ -120,13 +121,16 @@ def organize(ws: Workspace, *, model: str, timeout: float, preview: bool = False
                                          tools=ORGANIZER_TOOLS, stage="organize", turns=0, timeout=timeout,
                                          monitor=monitor, reapply=(lambda t: apply_split(t, limit)) if preview else None)
     changed = changed_files(audit)
+    merged = _merged(result)
     if preview:
         staged = SleepPreview(base, _staged_topics(result), {str(r["id"]): str(r["reason"]) for r in result.retired})
-        return SleepResult("ok", "PREVIEW", f"preview: {len(changed)} topic file(s) would change",
-                           changed, None, result.diff, staged)
+        return SleepResult("ok", "PREVIEW", f"preview: {len(changed)} topic file(s) would change"
+                           + (f"; would merge {merged}" if merged else ""), changed, None, result.diff, staged)
     if split is not None:
         changed = sorted(set(changed) | set(split[1].changed_topics))
         note = "; " + split[0].summary()
+    if merged:
+        note += f"; merged {merged}"
     if not changed:
         return SleepResult("ok", "NO_CHANGE", "reorganized: nothing needed to change" + note)
     return SleepResult("ok", "REORGANIZED", f"reorganized {len(changed)} topic file(s){note}", changed,
@@ -165,7 +169,14 @@ def install_preview(state_dir: Path, preview: SleepPreview, *, is_global: bool =
     changed = result.changed_topics
     if not changed:
         return SleepResult("ok", "NO_CHANGE", "reorganized: nothing needed to change")
-    return SleepResult("ok", "REORGANIZED", f"reorganized {len(changed)} topic file(s)", changed, result.commit)
+    merged = _merged(result)
+    return SleepResult("ok", "REORGANIZED", f"reorganized {len(changed)} topic file(s)"
+                       + (f"; merged {merged}" if merged else ""), changed, result.commit)
+
+
+def _merged(result: TransactionResult) -> str:
+    """The topics the edit merged into others, said as "a.md into b.md, c.md into d.md"."""
+    return ", ".join(f"{source} into {target}" for source, target in merged_topics(result.before, result.after))
 
 
 def _staged_topics(result: TransactionResult) -> dict[str, bytes | None]:
