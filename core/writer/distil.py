@@ -92,7 +92,7 @@ _FINE = re.compile(r"\b(?:successfully|seems? to be (?:running|working)|is worki
 _STEP = re.compile(
     r"^(?:[\w.-]+(?: [\w.-]+){0,2}(?::|\s+[—–-])\s*)?(?:add|update|replace|close|run|fix|create|remove|rename|move|write|"
     r"implement|check|mark|build|merge|extract|wire|register|apply|commit|push|stage|install|edit|delete|refactor|"
-    r"rewrite|verify|read|open|claim|review|clean|restore|revert|re-run|rerun|wait)\b(?!\s*(?:is|are|was|were|has|had)\b)", re.I)
+    r"rewrite|verify|read|open|claim|review|clean|restore|revert|re-run|rerun|wait|try|search|toggle)\b(?!\s*(?:is|are|was|were|has|had)\b)", re.I)
 _STATUS_WORDS = 16  # a status line is short; a longer sentence says more than the status
 # a line that is no prose: a table, a quote, code, markup, a heading, a file tree, a shell prompt
 _NOT_PROSE = ("|", ">", "    ", "\t", "<", "#", "├", "└", "│", "┌", "➜", "$ ", "// ", "/*")
@@ -107,11 +107,31 @@ _PREFERENCE = re.compile(r"\b(?:i prefer|my favou?rite|i always|i never)\b", re.
 # A standing rule or preference, anywhere in what the user said: "invalid themes must NEVER
 # explode", "no console logs!", "i would only want e2e tests for AgentSession"
 _RULE = re.compile(
-    r"\b(?:must|mustn't|must not|never|always|from now on|should (?:never|always|not)|"
+    r"\b(?:must|mustn't|must not|from now on|should (?:never|always|not)|"
     r"(?:^|(?<=[,;(]\s)|(?<=\band\s)|(?<=\bplease\s))(?:don't|do not) (?!think|know|tink|understand|see|get|care|"
     r"remember|like|mind|want)|"
     r"(?:i|we)(?: would|'d)? only (?:want|use|allow|run|write)|only (?:ever|use|allow)|i(?: would|'d)? prefer|"
     r"prefer to|i want you to always|avoid)\b|\bno [\w .'/-]{2,40}!", re.I)
+# "always"/"never" as a rule: an imperative ("never log secrets"), after a modal or a person
+# ("we always squash"); "hitting /clear always creates a file" tells how a thing behaves
+_ALWAYS = re.compile(r"(?:^|[,;:(]\s*|\b(?:please|and|but|so|you|we|i|must|should|will|would|to|can|could|shall)\s+)"
+                     r"(?:always|never)\b", re.I)
+# a value the user holds: "performance is crucial", "important not to commit until the final step",
+# "it's essential that the API stays backward compatible"
+_MATTERS = re.compile(
+    r"\b(?:is|are)\s+(?:(?:very|really|super|extremely|absolutely)\s+)?(?:crucial|critical|essential|paramount|vital|"
+    r"mandatory|non-negotiable|important|a must|(?:a |the )?top priority)\b|"
+    r"^(?:(?:very|really|super|extremely)\s+)?(?:important|crucial|critical|essential)[:,]?\s+(?:(?:not|never)\s+)?"
+    r"(?:to|that)\b", re.I)
+_MATTERS_LEAD = re.compile(r"^(?:it's|it is)\s+(?:(?:very|really|super|extremely)\s+)?(?:crucial|critical|essential|"
+                           r"important|vital)\s+(?:(?:not|never)\s+)?(?:to|that)\b", re.I)
+# a rule about the matter in hand ("the issue must be addressed", "option 1 must go"): the
+# core's reader cannot see which one (a pronoun at the sentence's start, or such a noun in any clause)
+_DEICTIC = re.compile(r"^(?:(?:however|but|and|so|also)\s+)?(?:(?:the|this|that)\s+(?:(?:main|current|first|second|"
+                      r"last|new|old)\s+)?(?:issue|problem|bug|task|fix|plan|proposal|changes?|pr|error|solution|"
+                      r"approach|idea|question|result|output|option|step)\b|option\s+\w+\b)", re.I)
+_DEICTIC_PRONOUN = re.compile(r"^(?:this|that|it|these|those)\b", re.I)
+_CHATTER_DONT = frozenset({"worry", "bother", "mind", "forget", "stop", "go", "wait", "panic", "care", "know", "think"})
 # the user's anger is not memory: intensifiers go; a clause that insults is dropped
 _CURSE_WORDS = re.compile(r"\s*\b(?:fucking|fuckin|freaking|bloody|omfg|wtf|jesus|damn|goddamn|dude|my dude)\b[,!]*",
                           re.I)
@@ -191,8 +211,18 @@ def distil(turns: list[Turn]) -> list[Note]:
     notes: list[Note] = []
     seen: dict[str, Note] = {}
     asked: Turn | None = None  # the last turn, when it asked and left no note
+    named: tuple[str, int] = ("", -9)  # the file last named, and in which turn
     for turn in turns:
-        kept = [n for n in (_note(s, turn) for s in _sentences(turn.text, turn.work)) if n is not None]
+        kept = []
+        for sentence in _sentences(turn.text, turn.work):
+            note = _note(sentence, turn)
+            if note is not None and turn.work and turn.index - named[1] <= 1:
+                note = _with_antecedent(note, named[0])
+            if note is not None:
+                kept.append(note)
+            files = set(_FILE_NAME.findall(sentence))
+            # the file a sentence names, when it names one ("like `oauth-selector.ts` and `theme-selector.ts`": none)
+            named = (files.pop() if len(files) == 1 else "", turn.index) if files else named
         short = len(turn.text.split()) <= (12 if turn.work else 8)  # a working session's long answer is its notes
         if asked is not None and asked.speaker != turn.speaker and (short or not kept and not turn.work):
             kept = _answered(asked, turn) or kept  # a short answer means something only with its question
@@ -211,11 +241,26 @@ def distil(turns: list[Turn]) -> list[Note]:
     return _superseded(notes)
 
 
+_FILE_NAME = re.compile(r"(?<![\w.@/-])((?:[\w@.-]+/)*[\w-]+\.(?:tsx?|jsx?|mjs|cjs|py|exs?|rb|go|rs|java|kt|swift|cs|c|h|"
+                        r"cpp|hpp|md|json|jsonl|toml|ya?ml|css|scss|html|heex|sh|sql|lock|txt))(?![\w/])")
+_THE_FILE = re.compile(r"^(?:The|This|That) file\b")
+
+
+def _with_antecedent(note: Note, file: str) -> Note:
+    """"The file still uses `chalk`" said of the file the turn (or the one before) named:
+    the note names it (`tui-renderer.ts` still uses `chalk`)."""
+    if not file or not _THE_FILE.match(note.text):
+        return note
+    text = _THE_FILE.sub(f"`{file.lstrip('@')}`", note.text, count=1)
+    return Note(text, note.turn, note.core, note.subject, content_words(text), note.prompted_by)
+
+
 # A theory about a cause, said before it was checked; a finding that settles one.
 _THEORY = re.compile(
     r"^(?:so,?\s+|i see,?\s+|ah,?\s+)?(?:(?:the|this|that|my|one)\s+)?(?:[\w-]+\s+)?(?:issue|problem|error|cause|bug|"
     r"culprit|reason)\s*(?:is|was|might|may|seems|could|must|-|:|—)|\b(?:false positive|might be|may be|could be|"
-    r"probably|likely|seems to|i suspect|my guess|i think|i believe)\b", re.I)
+    r"probably|likely|seems to|i suspect|my guess|i think|i believe|(?:\w+ )?(?:bets?|suspects?)(?= (?:\w+ ){1,3}(?:is|are|was|"
+    r"were|has|had|does|did|uses?|using|gets?|getting)\b)|\w+'s (?:guess|hunch|bet)|i'd bet)\b", re.I)
 _FINDING = re.compile(r"\b(?:that's the (?:bug|issue|problem|cause|fix)|root cause|the real (?:issue|problem|cause|bug)|"
                       r"turns out|actually|was wrong|wasn't the|not the (?:issue|problem|cause)|the fix (?:is|was))\b",
                       re.I)
@@ -352,6 +397,14 @@ types name names step steps part parts place work task tasks plan current existi
 """.split())
 
 
+def names_a_component(phrase: str) -> bool:
+    """Whether a phrase can name a component's topic in a working session: not one word any
+    session says (`file`, `issue`) nor a bare verb (`track`, `clear`)."""
+    words = phrase.casefold().split()
+    return not (len(words) == 1 and (words[0] in _GENERIC_WORK or words[0] in _DIRECTING or words[0] in _PROCESS
+                                     or words[0] in _ADVICE))
+
+
 def _keyable(word: str, names: set[str]) -> bool:
     return word not in _COMMON and word not in names and not word.isdigit() and not word.endswith("ly")
 
@@ -387,22 +440,32 @@ _PAIR = re.compile(r"^(`[^`]+`|[\w.-]+)((?: \([^)]*\))?)\s*[:=]\s+(?=\S)")  # "`
 def _gathered(lines: list[str]) -> list[str]:
     """In a working session, a short list is one sentence with what introduces it: "Updated
     the dark theme:" then "- `accent`: `#8abeb7`", "- `green`: `#b5bd68`" becomes "Updated the
-    dark theme: `accent` is `#8abeb7`; `green` is `#b5bd68`." A run of three or more terse
-    lines without punctuation (values pasted one a line) is one sentence the same way. An
-    item alone tells nothing of what it is a value of."""
+    dark theme: `accent` is `#8abeb7`; `green` is `#b5bd68`." What introduces a list is a line
+    ending in a colon, or a list item whose own items are indented below it ("spotter-dov.2 —
+    Upgraded TranscriptRenderer" and what that task changed; a heading is no item). A run of
+    three or more terse lines without punctuation (values pasted one a line) is one sentence
+    the same way. An item alone tells nothing of what it is a value of."""
     out: list[str] = []
     i = 0
     while i < len(lines):
         bare = _bare(lines[i])
-        label = bare.endswith(":") and bool(bare[:-1].strip()) and not lines[i].lstrip().startswith(_NOT_PROSE)
+        stripped = lines[i].lstrip()
+        label = bare.endswith(":") and bool(bare[:-1].strip()) and not stripped.startswith(_NOT_PROSE)
         j = i + 1 if label else i
+        depth = len(lines[i]) - len(stripped)
+        parent = (not label and bool(_LIST_MARK.match(lines[i])) and not stripped.startswith("#")
+                  and j + 1 < len(lines) and bool(_LIST_MARK.match(lines[j + 1]))
+                  and len(lines[j + 1]) - len(lines[j + 1].lstrip()) > depth)
+        if parent:
+            j += 1
         items: list[str] = []
-        while j < len(lines) and (item := _item(lines[j], listed=label)) is not None:
+        while j < len(lines) and (not parent or len(lines[j]) - len(lines[j].lstrip()) > depth) and (
+                not lines[j].lstrip().startswith("#")) and (item := _item(lines[j], listed=label or parent)) is not None:
             if item:  # "" is an item cut inside code: the list goes on without it
                 items.append(item)
             j += 1
-        if len(items) >= (2 if label else 3):
-            head = bare + " " if label else ""
+        if len(items) >= (1 if parent else 2 if label else 3):
+            head = (bare if bare.endswith(":") else bare.rstrip(".") + ":") + " " if label or parent else ""
             group: list[str] = []
             for item in items:
                 if group and len(head) + sum(len(g) + 2 for g in group) + len(item) > GATHER_CHARS:
@@ -441,6 +504,9 @@ def _item(line: str, listed: bool) -> str | None:
         return None  # a pasted value has a name and a value ("user bg 343541"); a status bar or log line is none
     pair = _PAIR.match(bare)
     value = bare[pair.end():] if pair else ""
+    key = pair.group(1).casefold() if pair else ""
+    if key in _DIRECTING or key in _PROCESS or key in _ADVICE:  # "Search: `x`" says what to do, not what search is
+        return bare
     if pair and len(value.split()) <= 4 and not _AUXILIARY.search(value):  # "`accent`: `#8abeb7`" -> "`accent` is `#8abeb7`"
         return f"{pair.group(1)}{pair.group(2)} is {value}"
     return bare
@@ -479,7 +545,8 @@ def _note(sentence: str, turn: Turn) -> Note | None:
     words = [w for w in content_words(sentence) if w not in _COMMON and (turn.work or w not in speakers)]
     named = any(w[:1].isupper() and not _is_name(w.casefold(), speakers) for w in _WORD.findall(sentence)[1:])
     timed = bool(_RELATIVE.search(sentence)) and any(w not in _COMMON for w in content_words(_RELATIVE.sub("", sentence)))
-    if len(words) < MIN_CONTENT_WORDS and not (words and (_specific(sentence) or named or timed)):
+    ruled = turn.work and turn.role == "user" and _is_rule(sentence)  # "Don't overcomplicate.": short, and a rule
+    if len(words) < MIN_CONTENT_WORDS and not (words and (_specific(sentence) or named or timed or ruled)):
         return None
     if _REACTION.match(sentence) and not _specific(sentence):  # "Sounds like a blast!": the listener's echo
         return None
@@ -501,6 +568,8 @@ def _note(sentence: str, turn: Turn) -> Note | None:
         return None
     if sentence.endswith(":") or _code_like(sentence):  # a label introducing a list, or a code/log line
         return None
+    if turn.work and _specimen(sentence):  # "Italic item with a link.": the sample the user asked to see rendered
+        return None
     if turn.work and len([t for t in sentence.split() if t not in _ARROWS]) <= 3 and any(a in sentence.split() for a in
                                                                                       ("→", *_ARROWS)):
         return None  # "`minimal` → `borderMuted`.": a mapping without what it maps
@@ -508,7 +577,7 @@ def _note(sentence: str, turn: Turn) -> Note | None:
         return None  # a piece of a line cut inside code or a parenthesis: no whole sentence
     core = turn.role == "user" and (
         bool(_IDENTITY.search(sentence) or _PREFERENCE.search(sentence)) and not _NOT_IDENTITY.search(sentence)
-        or turn.work and _is_rule(sentence))
+        or ruled)
     size = len(sentence.split())
     if turn.work and turn.role == "assistant" and not (_specific(sentence) or _MIXED_CASE.search(sentence)
                                                        or _BECAUSE.search(sentence)):
@@ -551,6 +620,11 @@ figure debug compare describe clarify answer work do
 """.split())
 
 
+_LEADING_FILLER = re.compile(r"^(?:(?:ok(?:ay)?|alright|all right|so|then|well|cool|perfect|nice|yes|yeah|hm+)\b[,!.]*\s+)+"
+                             r"(?=[a-z])", re.I)
+_ADVICE = frozenset({"search", "toggle", "try", "click", "press", "select", "navigate", "scroll", "type", "enter"})
+
+
 def _first_word(text: str) -> str:
     first = _WORD.match(text)
     return first.group(0).casefold() if first else ""
@@ -560,10 +634,15 @@ def _request(sentence: str) -> str | None:
     """A user's sentence in a working session as a note's text: a request to make something
     said as "The user asked to …", a request for a step of the work dropped (None), any
     other sentence as it is."""
-    first = _WORD.match(sentence)
-    verb = first.group(0).casefold() if first else ""
     if sentence.startswith("/"):  # "/compact and continue with the remaining tasks": a command to the agent
         return None
+    if re.search(r"\b(?:here in (?:the |this )?chat|in this chat|here in the conversation)\b", sentence, re.I):
+        return None  # "write some markdown here in chat": something to see in that session, not to make
+    sentence = _LEADING_FILLER.sub("", sentence) or sentence  # "ok write markdown, ..." asks as "write markdown"
+    first = _WORD.match(sentence)
+    verb = first.group(0).casefold() if first else ""
+    if verb in _DIRECTING and _specimen(sentence[first.end():] if first else ""):
+        return None  # "write markdown, including code, tables, lists nested": a sample to look at
     if verb in _PROCESS or any(_first_word(c) in _PROCESS for c in re.split(r"[,;]\s*", sentence)[1:]):
         return None  # "I undid your changes, try again": what to do next in that session
     if verb in _DIRECTING and first is not None and first.start() == 0:
@@ -581,14 +660,26 @@ _REACTION = re.compile(
     r"^(?:i'm|i am) (?:so )?(?:glad|happy|proud|sorry|thrilled)|^you (?:should be|must be|deserve)|^take care", re.I)
 def _is_rule(sentence: str) -> bool:
     """A standing rule or preference of the user's (never a question, an apology, or a
-    sentence about "this"/"that" the reader of the core cannot see)."""
-    if sentence.endswith(("?", "？")) or _APOLOGY.search(sentence) or len(sentence.split()) < 3:
+    sentence about "this"/"that" the reader of the core cannot see). Its words anywhere in
+    the sentence: must, never, always (as a rule, not how a thing behaves), don't, no X!,
+    only, prefer, avoid; a value held ("performance is crucial", "important not to commit
+    until the final step"); a two-word "Don't overcomplicate."."""
+    words = sentence.split()
+    if sentence.endswith(("?", "？")) or _APOLOGY.search(sentence):
+        return False
+    if len(words) < 3 and not (len(words) == 2 and re.match(r"(?i)(?:don't|do not|never)\s+[a-z]{4,}[.!]*$", sentence)
+                               and words[1].strip(".!").casefold() not in _CHATTER_DONT):
         return False
     if _HEDGE.search(sentence) or _PASTED.search(sentence) or sentence.count("`") >= 4:
         return False
     if any(_first_word(c) in _PROCESS for c in re.split(r"[,;]\s*", sentence)):
         return False  # "don't modify the theme, look into the footer sources": what to do now, not a rule
-    return bool(_RULE.search(sentence)) and not re.match(r"(?i)(?:that|this|it)\b", sentence)
+    clauses = [c.strip() for c in re.split(r"[,;]\s*|:\s+|\s+(?:—|–|-)\s+", sentence) if c.strip()]
+    ruling = [c for c in clauses if _RULE.search(c) or _ALWAYS.search(c) or _MATTERS.search(c) or _MATTERS_LEAD.match(c)]
+    if _DEICTIC_PRONOUN.match(sentence) and not _MATTERS_LEAD.match(sentence):
+        return False  # "That must never happen" alone: the core's reader cannot see what
+    # a rule clause about the matter in hand ("the issue must be addressed") is none
+    return any(_MATTERS_LEAD.match(c) or not _DEICTIC.match(c) for c in ruling)
 
 
 def _without_anger(sentence: str) -> str:
@@ -617,6 +708,8 @@ def _after_narration(sentence: str) -> str:
     tail = tail.strip()
     if not colon or len(tail.split()) < MIN_WORK_WORDS or not _VERBISH.search(tail) or _working_step(tail):
         return ""
+    if _first_word(tail) in _PROCESS or _first_word(tail) in _ADVICE:  # "Check GPU acceleration: Search: `x`; Try ...": steps
+        return ""
     return tail[:1].upper() + tail[1:]
 
 
@@ -637,6 +730,30 @@ _PATH_TOKEN = re.compile(r"^['\"`(]?(?:/|~/|\./|https?://|[A-Za-z]:\\)")
 _JSON_PAIR = re.compile(r'"[\w-]+":\s*["{\[\d]')
 _ARROWS = frozenset({"->", "=>", "<-", "<->"})  # "tools -> core/tools": prose's arrows
 _CODE_CHARS = re.compile(r"[{}();=<>$\\]")  # brackets are prose's too: markdown, markup, citations
+
+
+# the words of a sample of formatting ("Bold item with `inline code`.", "Nested item 2.1", "~~Strikethrough
+# text~~ and <u>underlined text</u>"): a demo of how text renders says nothing about the project
+_SPECIMEN_WORDS = frozenset("""
+bold italic italics underline underlined strikethrough strike text item items nested double triple heading headings
+subheading header level link links url urls code inline block blocks blockquote blockquotes quote quotes list lists
+bullet bullets numbered ordered unordered table tables row rows column columns cell cells rule rules horizontal
+formatting format formatted markdown sample samples example examples demo placeholder lorem ipsum dolor sit amet foo
+bar baz qux hello world first second third fourth another more back sub step steps combination mixed emphasis
+paragraph paragraphs line lines multiple span spans nest element elements feature features https http www com org
+including include etc various anything everything all
+""".split())
+_MARKUP = re.compile(r"~~\w|<(?:u|s|b|i|em|strong|mark|sub|sup|del|ins|kbd)>", re.I)
+
+
+def _specimen(sentence: str) -> bool:
+    """A sentence made only of the words of formatting and placeholders (two at least), or
+    holding markup outside code ("You can also use ~~strikethrough~~ and <u>underlined</u>")."""
+    if _MARKUP.search(re.sub(r"`[^`]*`", "", sentence)):
+        return True
+    words = [w.casefold().strip("'’") for w in re.findall(r"[A-Za-z][A-Za-z'’]*", sentence)]
+    content = [w for w in words if is_content(w) or w in _SPECIMEN_WORDS]
+    return len([w for w in content if w in _SPECIMEN_WORDS]) >= 2 and all(w in _SPECIMEN_WORDS for w in content)
 
 
 def _code_like(sentence: str) -> bool:

@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 from pathlib import PurePosixPath
 
 from ..redact.placeholder import PLACEHOLDER_RE
-from .distil import Block, Turn, distil, group, topic_phrase
+from .distil import Block, Turn, distil, group, names_a_component, topic_phrase
 from .keywords import COMMON_WORDS, is_content, phrases, slug, stems
 from .prompts import AGENT_NAMES
 
@@ -208,7 +208,8 @@ def _topic(block: Block, phrase: str, top: str, project: str, context: Context,
         match = _match(words, under)
         if match:
             return match
-        if words and block.key and len(block.notes) > 1 and phrase in shared:  # a component several blocks name
+        if words and block.key and len(block.notes) > 1 and phrase in shared and names_a_component(phrase):
+            # a component several blocks name
             return f"{project}/{slug(phrase)}.md"
         return f"{project}.md"
     match = _match(words, existing) or _match(stems(top), existing)
