@@ -3,7 +3,9 @@
 bench/data/coding_questions.json names public agent transcripts (Claude Code, Codex,
 pi; kept under bench/data/coding/, sources and licences in its SOURCES.md) and, for
 each, questions with the key words of their answer, and its split: `tune` (read while
-changing the writer) or `heldout` (only measured). A split's transcripts are
+changing the writer), `heldout` (only measured; looked at since) or `blind` (measured
+only before and after a session's changes, never while choosing them, and its blocks are
+not printed). A split's transcripts are
 imported into one state with `scriptorium import <agent>` (as a user's memory holds
 many projects) and written by the offline writer (`finish` per session, one `sleep`).
 A question's answer is found when every key (casefolded) is in the text read: the top 5
@@ -56,7 +58,8 @@ class Built:
     missing: list[str]
 
 
-SPLITS = ("tune", "heldout")
+SPLITS = ("tune", "heldout", "blind")
+DEFAULT_SPLITS = ("tune", "heldout")  # `--only coding`; the blind split runs only when named
 
 
 def build(state: Path, spec: Path = QUESTIONS, fixtures: Path = FIXTURES, split: str = "tune") -> Built:

@@ -22,7 +22,8 @@ Last line: {"questions", "memory_recall5", "raw_recall_equal_words",
 "memory_over_transcript_words", "write_cpu_s", "speakers_ratio"} for the speakers shape
 and the same with an "imported_" prefix (and "imported_ratio") for the imported one;
 then the coding-transcript set (bench/coding_set.py): its tune split with a "coding_" prefix, its held-out
-split with "coding_heldout_" (`--only coding-tune` or `coding-heldout` runs one). Search is
+split with "coding_heldout_" (`--only coding-tune` or `coding-heldout` runs one); the blind split
+("coding_blind_") runs only when named, `--only coding-blind`, and prints no blocks. Search is
 hybrid (BM25+ fused with WordLlama similarity, as `search` ranks by default); each shape
 also reports "bm25_only_recall5" (the same memory searched by words alone) and
 "hybrid_over_bm25_only".
@@ -161,7 +162,8 @@ def main(argv: list[str]) -> int:
         else:
             result.update({f"{shape}_{k}": v for k, v in summary.items() if k != "questions"})
     # the coding set's tune split keeps the original keys; the held-out one adds "heldout_"
-    for split in (s for s in coding_set.SPLITS if "coding" in only or f"coding-{s}" in only):
+    for split in (s for s in coding_set.SPLITS
+                  if ("coding" in only and s in coding_set.DEFAULT_SPLITS) or f"coding-{s}" in only):
         prefix = "coding_" if split == "tune" else f"coding_{split}_"
         result.update({f"{prefix}{k}": v for k, v in run_coding(split).items()})
     print(json.dumps(result))
@@ -175,13 +177,13 @@ def run_coding(split: str) -> dict:
         built = coding_set.build(state, split=split)
         cpu = coding_set.write(built, state)
         summary = {**coding_set.evaluate(built, state), "write_cpu_s": round(cpu, 2)}
-        sample = coding_set.sample_blocks(state, 24)
+        sample = coding_set.sample_blocks(state, 24) if split != "blind" else []
     print(f"coding transcripts, {split}" + (f" (missing: {', '.join(built.missing)})" if built.missing else ""))
     print(f"  {summary['questions']} questions: memory found@5 {summary['memory_found5']:.3f}, raw at equal words "
           f"{summary['raw_found_equal_words']:.3f} ({summary['ratio']}x); memory/transcript words "
           f"{summary['memory_over_transcript_words']:.2f}; {summary['topic_files']} topic files "
           f"({summary['topics_per_2000_words']} per 2,000 words); bad names: {summary['bad_topic_names'] or 'none'}")
-    print("  sample of blocks:")
+    print("  sample of blocks:" if sample else "  (blind split: no blocks shown)")
     for rel, text in sample:
         print(f"    {rel}: {text[:240]}")
     return summary
