@@ -20,6 +20,12 @@ Sleep merges them. Two topics of one folder are about the same subject when
    (`pi-mono/x.md` into `pi-mono.md`). A topic of many blocks is a subject of its own
    whatever its blocks read like; the parts a split made (split.py) are never small.
 
+And one subject is gathered: a block of a project's topic that names one of its
+components (every word of the component's name is among its words) and reads more like
+that component's topic than like the rest of the project's moves there, so that the
+next session finds the component's notes in one place (`pi-mono.md`'s "`AgentSession`
+becomes the testable core …" joins `pi-mono/agentsession.md`).
+
 "Read like" is the cosine of TF-IDF weights over content-word stems: a block against
 the sum of another topic's blocks (its own topic without it). The merged topic keeps
 the larger one's name; every block keeps its id and its citations, the definitions
@@ -38,7 +44,7 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from ..memory.core_render import CORE_TOPIC
-from ..memory.topics import TopicDoc, parse_topic
+from ..memory.topics import Paragraph, TopicDoc, parse_topic
 from .keywords import content_words, stem
 from .split import _Part, _relinked, _render, _tidy
 
@@ -151,9 +157,26 @@ def _dot(a: dict[str, float], b: dict[str, float]) -> float:
 # -- the plan --------------------------------------------------------------------------------
 
 
+@dataclass
+class Gathering:
+    merges: list[Merge]  # each source into a target that is itself merged nowhere
+    moves: dict[str, tuple[str, str]]  # block id -> (the project topic it leaves, the component topic it joins)
+
+    def describe(self) -> list[str]:
+        out = [m.describe() for m in self.merges]
+        counts = Counter(self.moves.values())
+        out += [f"moved {n} block(s) of {source} to {target}" for (source, target), n in sorted(counts.items())]
+        return out
+
+
 def plan_merges(texts: dict[str, str]) -> list[Merge]:
-    """The merges of topics about one subject among `texts` (relative path -> text),
-    each source merged into a target that is itself merged nowhere."""
+    """The merges of topics about one subject among `texts` (relative path -> text)."""
+    return plan_gathering(texts).merges
+
+
+def plan_gathering(texts: dict[str, str]) -> Gathering:
+    """The merges of topics about one subject among `texts` (relative path -> text), and
+    the blocks of project topics that move to a component's topic."""
     docs = {rel: parse_topic(rel, text) for rel, text in sorted(texts.items()) if rel != CORE_TOPIC}
     docs = {rel: doc for rel, doc in docs.items() if doc.blocks and not any(b.legacy or not b.block_id
                                                                             for b in doc.blocks)}
@@ -227,6 +250,22 @@ def plan_merges(texts: dict[str, str]) -> list[Merge]:
             if size[rel] <= size[target]:
                 join(rel, target, f"{n} of its {size[rel]} block(s) read more like other topics than like it"
                                   + (f", {votes[target]} most like {PurePosixPath(target).stem}" if votes[target] else ""))
+    moves: dict[str, tuple[str, str]] = {}
+    for parent, doc in docs.items():  # rule 4: a project's blocks about a component join it
+        folder = parent[: -len(".md")]
+        components = [r for r in folders.get(folder, []) if r not in into]
+        if parent in into or not components or folder.split("/", 1)[0] == PEOPLE:
+            continue
+        names = {c: set(name_words(c)) for c in components}
+        for k, block in enumerate(doc.blocks):
+            said = set(space.blocks[parent][k])
+            own = space.affinity(parent, k, parent)
+            fits = [(space.affinity(parent, k, c), c) for c in components if names[c] and names[c] <= said]
+            fits = [(a, c) for a, c in fits if a > own and a >= MIN_AFFINITY]
+            if fits:
+                target = max(fits)[1]
+                for bid in block.ids:
+                    moves[bid] = (parent, target)
     merges = []
     for source in sorted(into):
         target, why = into[source]
@@ -236,58 +275,102 @@ def plan_merges(texts: dict[str, str]) -> list[Merge]:
             target = into[target][0]
         if target != source:
             merges.append(Merge(source, target, why))
-    return merges
+    return Gathering(merges, moves)
 
 
 def apply_merges(texts: dict[str, str], merges: list[Merge]) -> dict[str, str | None]:
     """The new text of every topic the merges change (None: the topic goes)."""
-    if not merges:
+    return apply_gathering(texts, Gathering(merges, {}))
+
+
+def apply_gathering(texts: dict[str, str], gathering: Gathering) -> dict[str, str | None]:
+    """The new text of every topic a gathering changes (None: the topic goes)."""
+    merges, moves = gathering.merges, gathering.moves
+    if not merges and not moves:
         return {}
     docs = {rel: parse_topic(rel, text) for rel, text in texts.items()}
     moved = {bid: m.target for m in merges for b in docs[m.source].blocks for bid in b.ids}
+    moved.update({bid: target for bid, (_, target) in moves.items()})
+    leaving: dict[str, list[Paragraph]] = {}
+    arriving: dict[str, list[tuple[TopicDoc, _Part]]] = {}
+    for m in merges:
+        doc = docs[m.source]
+        title = doc.headings[0] if doc.headings and doc.headings[0].level == 1 \
+            and doc.headings[0].index < doc.blocks[0].start else None
+        start = title.index + 1 if title is not None else 0
+        arriving.setdefault(m.target, []).append((doc, _Part(m.target, None, start, len(doc.lines), 0,
+                                                             list(doc.blocks))))
+    for rel in dict.fromkeys(source for source, _ in moves.values()):
+        for block in docs[rel].blocks:
+            if block.block_id in moves:
+                target = moves[block.block_id][1]
+                leaving.setdefault(rel, []).append(block)
+                arriving.setdefault(target, []).append((docs[rel], _Part(target, None, block.start, block.end, 0,
+                                                                         [block])))
     out: dict[str, str | None] = {m.source: None for m in merges}
-    for target in dict.fromkeys(m.target for m in merges):
-        text = _relinked(docs[target], moved).rstrip("\n")
-        have = set(docs[target].definitions)
-        for m in (m for m in merges if m.target == target):
-            doc = docs[m.source]
-            title = doc.headings[0] if doc.headings and doc.headings[0].level == 1 \
-                and doc.headings[0].index < doc.blocks[0].start else None
-            start = title.index + 1 if title is not None else 0
-            part = _Part(target, None, start, len(doc.lines), 0, list(doc.blocks))
-            lines = []
-            for line in _render(doc, part, moved).split("\n"):
-                d = _DEFINITION.match(line)
-                if d and d.group(1) in have:
-                    continue
-                if d:
-                    have.add(d.group(1))
-                lines.append(line)
-            text += "\n\n" + "\n".join(lines)
-        out[target] = _tidy(text.split("\n"))
     for rel, doc in docs.items():
-        if rel not in out and "#^" in texts[rel]:
-            new = _relinked(doc, moved)
-            if new != texts[rel]:
-                out[rel] = new
+        if rel in out:
+            continue
+        text = without_blocks(doc, leaving[rel]) if rel in leaving else texts[rel]
+        if "#^" in text:
+            text = _relinked(parse_topic(rel, text) if rel in leaving else doc, moved)
+        if rel in arriving:
+            have = set(parse_topic(rel, text).definitions)
+            text = text.rstrip("\n")
+            for source, part in arriving[rel]:
+                lines = []
+                for line in _render(source, part, moved).split("\n"):
+                    d = _DEFINITION.match(line)
+                    if d and d.group(1) in have:
+                        continue
+                    if d:
+                        have.add(d.group(1))
+                    lines.append(line)
+                text += "\n\n" + "\n".join(lines)
+            text = _tidy(text.split("\n"))
+        if text != texts[rel]:
+            out[rel] = text
     return out
 
 
-def merged_topics(before: dict[str, bytes | None], after: dict[str, bytes | None]) -> list[tuple[str, str]]:
-    """(source, target) for every topic an edit removed whose blocks now live in another
-    topic (keys "topics/<rel>", as a transaction's result holds them): what a sleep
-    merged, whichever model made the edit."""
+def without_blocks(doc: TopicDoc, blocks: list[Paragraph]) -> str:
+    """The topic text minus these paragraphs and the definitions only they cited."""
+    if not blocks:
+        return doc.text
+    dropped = {id(b) for b in blocks}
+    gone = {i for b in blocks for i in range(b.start, b.end)}
+    still_cited = {c.id for p in doc.paragraphs if id(p) not in dropped for c in p.citations}
+    for b in blocks:
+        for c in b.citations:
+            d = doc.definitions.get(c.id)
+            if d is not None and c.id not in still_cited:
+                gone.add(d.index)
+    out: list[str] = []
+    for i, line in enumerate(doc.lines):
+        if i in gone or (not line.strip() and (i - 1) in gone and (not out or not out[-1].strip())):
+            continue
+        out.append(line)
+    return "\n".join(out).strip("\n") + "\n"
+
+
+def merged_topics(before: dict[str, bytes | None], after: dict[str, bytes | None]) -> tuple[list[str], list[str]]:
+    """What an edit gathered, whichever model made it (keys "topics/<rel>", as a
+    transaction's result holds them): the merges ("a.md into b.md": a topic removed whose
+    blocks now live in another) and the moves ("2 block(s) of a.md to b.md")."""
     def ids(path: str, data: bytes | None) -> set[str]:
         if data is None or not path.startswith("topics/"):
             return set()
-        return {bid for b in parse_topic(path[len("topics/"):], data.decode("utf-8", errors="replace")).blocks
-                for bid in b.ids}
+        return {b.block_id for b in parse_topic(path[len("topics/"):], data.decode("utf-8", errors="replace")).blocks
+                if b.block_id}
 
-    gone = {p: ids(p, before.get(p)) for p, data in after.items() if data is None and before.get(p) is not None}
-    homes = {p: ids(p, data) for p, data in after.items() if data is not None}
-    out = []
-    for source, held in sorted(gone.items()):
-        counts = Counter(p for bid in held for p, have in homes.items() if bid in have)
-        if counts:
-            out.append((source.removeprefix("topics/"), counts.most_common(1)[0][0].removeprefix("topics/")))
-    return out
+    was = {bid: p for p, data in before.items() if p in after for bid in ids(p, data)}
+    now = {bid: p for p, data in after.items() for bid in ids(p, data)}
+    went = Counter((was[bid], now[bid]) for bid in was if bid in now and now[bid] != was[bid])
+    merges, moves = [], []
+    for (source, target), n in sorted(went.items()):
+        if after.get(source) is None and target == max((t for s, t in went if s == source),
+                                                       key=lambda t: (went[(source, t)], t)):
+            merges.append(f"{source.removeprefix('topics/')} into {target.removeprefix('topics/')}")
+        elif after.get(source) is not None:
+            moves.append(f"{n} block(s) of {source.removeprefix('topics/')} to {target.removeprefix('topics/')}")
+    return merges, moves

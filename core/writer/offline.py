@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .filing import CORE, Context, Filed, Record, plan, render, title
-from .gather import apply_merges, plan_merges
+from .gather import apply_gathering, plan_gathering, without_blocks
 from .keywords import stems
 from .model import OFFLINE_MODEL, Reply, Step, register_provider
 from .prompts import NOTHING_TO_KEEP
@@ -244,8 +244,8 @@ def _organize_step(calls: list[_Call]) -> Step:
         return [("read_file", {"path": p}) for p in missing]
     files = _reads(calls)
     steps, texts = _merge_duplicates(files)
-    texts.update(apply_merges({p: t for p, t in texts.items() if t is not None},
-                              plan_merges({p: t for p, t in texts.items() if t is not None})))
+    kept = {p: t for p, t in texts.items() if t is not None}
+    texts.update(apply_gathering(kept, plan_gathering(kept)))
     for path, text in texts.items():
         if text != files[path]:
             steps.append(("write_file", {"path": path, "content": text}) if text is not None
@@ -289,7 +289,7 @@ def _merge_duplicates(files: dict[str, str]) -> tuple[list[tuple[str, dict[str, 
         ("retire_block", {"block_id": bid, "reason": f"duplicate of ^{target} (the same claim)"})
         for bid, target in retired.items()]
     for path, doc in docs.items():
-        text = _without(doc, drop.get(path, []))
+        text = without_blocks(doc, drop.get(path, []))
         for (where, bid), lines in moved.items():
             if where == path and lines:
                 text = _cite_more(text, bid, lines)
@@ -382,23 +382,3 @@ def _cite_more(text: str, block_id: str, definitions: list[str]) -> str:
     missing = [line for label, line in new if label not in doc.definitions]
     out = "\n".join(lines).rstrip("\n")
     return out + ("\n\n" + "\n".join(missing) if missing else "") + "\n"
-
-
-def _without(doc: Any, blocks: list[Any]) -> str:
-    """The topic text minus these paragraphs and the definitions only they cited."""
-    if not blocks:
-        return doc.text
-    dropped = {id(b) for b in blocks}
-    gone = {i for b in blocks for i in range(b.start, b.end)}
-    still_cited = {c.id for p in doc.paragraphs if id(p) not in dropped for c in p.citations}
-    for b in blocks:
-        for c in b.citations:
-            d = doc.definitions.get(c.id)
-            if d is not None and c.id not in still_cited:
-                gone.add(d.index)
-    out: list[str] = []
-    for i, line in enumerate(doc.lines):
-        if i in gone or (not line.strip() and (i - 1) in gone and (not out or not out[-1].strip())):
-            continue
-        out.append(line)
-    return "\n".join(out).strip("\n") + "\n"

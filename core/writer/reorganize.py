@@ -121,16 +121,14 @@ def organize(ws: Workspace, *, model: str, timeout: float, preview: bool = False
                                          tools=ORGANIZER_TOOLS, stage="organize", turns=0, timeout=timeout,
                                          monitor=monitor, reapply=(lambda t: apply_split(t, limit)) if preview else None)
     changed = changed_files(audit)
-    merged = _merged(result)
     if preview:
         staged = SleepPreview(base, _staged_topics(result), {str(r["id"]): str(r["reason"]) for r in result.retired})
         return SleepResult("ok", "PREVIEW", f"preview: {len(changed)} topic file(s) would change"
-                           + (f"; would merge {merged}" if merged else ""), changed, None, result.diff, staged)
+                           + _merged(result, preview=True), changed, None, result.diff, staged)
     if split is not None:
         changed = sorted(set(changed) | set(split[1].changed_topics))
         note = "; " + split[0].summary()
-    if merged:
-        note += f"; merged {merged}"
+    note += _merged(result)
     if not changed:
         return SleepResult("ok", "NO_CHANGE", "reorganized: nothing needed to change" + note)
     return SleepResult("ok", "REORGANIZED", f"reorganized {len(changed)} topic file(s){note}", changed,
@@ -169,14 +167,16 @@ def install_preview(state_dir: Path, preview: SleepPreview, *, is_global: bool =
     changed = result.changed_topics
     if not changed:
         return SleepResult("ok", "NO_CHANGE", "reorganized: nothing needed to change")
-    merged = _merged(result)
-    return SleepResult("ok", "REORGANIZED", f"reorganized {len(changed)} topic file(s)"
-                       + (f"; merged {merged}" if merged else ""), changed, result.commit)
+    return SleepResult("ok", "REORGANIZED", f"reorganized {len(changed)} topic file(s)" + _merged(result), changed,
+                       result.commit)
 
 
-def _merged(result: TransactionResult) -> str:
-    """The topics the edit merged into others, said as "a.md into b.md, c.md into d.md"."""
-    return ", ".join(f"{source} into {target}" for source, target in merged_topics(result.before, result.after))
+def _merged(result: TransactionResult, preview: bool = False) -> str:
+    """What the edit gathered: "; merged a.md into b.md; moved 2 block(s) of c.md to c/d.md"
+    ("would merge", "would move" for a preview); "" when nothing."""
+    merges, moves = merged_topics(result.before, result.after)
+    verbs = ("would merge", "would move") if preview else ("merged", "moved")
+    return "".join(f"; {verb} {', '.join(items)}" for verb, items in zip(verbs, (merges, moves)) if items)
 
 
 def _staged_topics(result: TransactionResult) -> dict[str, bytes | None]:

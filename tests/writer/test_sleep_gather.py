@@ -37,6 +37,7 @@ BILLING = ("Invoices are generated nightly by the billing worker from Stripe cha
 SEARCH = ("The search index is rebuilt from topic files whenever their content hash changes.",
           "Search ranks blocks with BM25 and fuses the score of the records they cite.",
           "The search index keeps one row per content hash in a memory-mapped vectors file.")
+ABOUT_SEARCH = "The search index is rebuilt from topic files by a nightly job when a content hash changes."
 
 
 def test_one_name_said_two_ways_is_one_topic():
@@ -85,6 +86,27 @@ def test_a_small_topic_whose_blocks_read_like_its_project_joins_it():
     assert _pairs(texts) == {("shop/stripe-charge.md", "shop.md")}
 
 
+def test_a_project_block_about_a_component_joins_the_component():
+    """The project topic's block that names the component and reads like it moves; the
+    project's other blocks, one naming the component in passing among them, stay."""
+    from scriptorium.core.writer.gather import plan_gathering
+
+    about = ABOUT_SEARCH
+    passing = "Invoices from the billing worker link each Stripe charge; the search box is only a placeholder."
+    texts = {"shop.md": _topic("Shop", *BILLING, about, passing),
+             "shop/search.md": _topic("Search", *SEARCH),
+             "shop/billing-alerts.md": _topic("Billing alerts", "Billing alerts page the on-call engineer.",
+                                              "Billing alerts fire after two failed charges.",
+                                              "Billing alerts are muted during the maintenance window.",
+                                              "Billing alerts go to the #billing channel.",
+                                              "Billing alerts are tested in staging every week.",
+                                              "Billing alerts carry the invoice id.")}
+    gathering = plan_gathering(texts)
+    ids = {b.content: b.block_id for b in parse_topic("shop.md", texts["shop.md"]).blocks}
+    assert gathering.merges == []
+    assert gathering.moves == {ids[about]: ("shop.md", "shop/search.md")}
+
+
 def test_topics_about_different_subjects_stay_apart():
     """Two cohesive components of one project; two projects; two people who talk alike."""
     texts = {"shop.md": _topic("Shop", "The shop is deployed to fly.io from the main branch.",
@@ -123,7 +145,8 @@ def _workspace(tmp_path):
         return "\n".join(parts)
 
     assert save_topic(ws, "shop.md", cite([(BILLING[0], "a1"), (BILLING[1], "a2"), (BILLING[2], "a2"),
-                                           ("The shop is deployed to fly.io from the main branch.", "u1")], "Shop"),
+                                           ("The shop is deployed to fly.io from the main branch.", "u1"),
+                                           (ABOUT_SEARCH, "a1")], "Shop"),
                       summary="by hand").ok
     assert save_topic(ws, "shop/stripe-charge.md", cite([("A Stripe charge that fails twice raises an invoice alert "
                                                          "in the billing dashboard.", "a2")], "Stripe charge"),
@@ -156,11 +179,13 @@ def test_sleep_merges_a_small_topic_into_its_project_keeping_ids_evidence_and_li
     result = sleep(state)
     assert (result.outcome, result.code) == ("ok", "REORGANIZED"), result.message
     assert "merged shop/stripe-charge.md into shop.md" in result.message
+    assert "moved 1 block(s) of shop.md to shop/search.md" in result.message
     after = _blocks(state)
     assert set(after) == set(before)  # every block kept, by its id, none retired
     assert {bid: text for bid, (_, text) in after.items() if "alert" not in text} \
         == {bid: text for bid, (_, text) in before.items() if "alert" not in text}
     assert after[moved.block_id][0] == "shop.md"
+    assert [t for t, text in after.values() if text == ABOUT_SEARCH] == ["shop/search.md"]
     assert {t for t, _ in after.values()} == {t for t, _ in before.values()} - {"shop/stripe-charge.md"}
     shop = (state / "memory" / "topics" / "shop.md").read_text()
     block = next(b for b in parse_topic("shop.md", shop).blocks if b.block_id == moved.block_id)
