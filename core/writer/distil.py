@@ -92,11 +92,11 @@ _FINE = re.compile(r"\b(?:successfully|seems? to be (?:running|working)|is worki
 _STEP = re.compile(
     r"^(?:[\w.-]+(?: [\w.-]+){0,2}(?::|\s+[—–-])\s*)?(?:add|update|replace|close|run|fix|create|remove|rename|move|write|"
     r"implement|check|mark|build|merge|extract|wire|register|apply|commit|push|stage|install|edit|delete|refactor|"
-    r"rewrite|verify|read|open|claim|review|clean|restore|revert|re-run|rerun|wait|try|search|toggle)\b(?!\s*(?:is|are|was|were|has|had)\b)", re.I)
+    r"rewrite|verify|read|open|claim|review|clean|restore|revert|re-run|rerun|wait|try|search|toggle|switch)\b(?!\s*(?:is|are|was|were|has|had)\b)", re.I)
 _STATUS_WORDS = 16  # a status line is short; a longer sentence says more than the status
 # a line that is no prose: a table, a quote, code, markup, a heading, a file tree, a shell prompt
 _NOT_PROSE = ("|", ">", "    ", "\t", "<", "#", "├", "└", "│", "┌", "➜", "$ ", "// ", "/*")
-_STACK_FRAME = re.compile(r"^at [\w.<>$]+ \(|^File \"[^\"]+\", line \d+")
+_STACK_FRAME = re.compile(r"^at [\w.<>$]+ \(|^File \"[^\"]+\", line \d+|^[\[(]\w+[\])] [A-Z]\w+ ")  # "[theme] Detected ..."
 _SYMBOLS = re.compile(r"^[^\w\s`'\"(\[/.~@$<-]+\s*")  # a leading ✅, 🏗️, →: decoration, not words
 _CHECKBOX = re.compile(r"^\s*(?:[-*+]|\d+[.)])?\s*\[[ xX✓]?\]\s")
 _HEADER_LINE = re.compile(r"^\s*(?:\*\*[^*]+\*\*|__[^_]+__)\s*:?\s*$")  # a reasoning header or a bold label
@@ -578,8 +578,8 @@ def _note(sentence: str, turn: Turn) -> Note | None:
         return None
     if turn.work and _specimen(sentence):  # "Italic item with a link.": the sample the user asked to see rendered
         return None
-    if turn.work and len([t for t in sentence.split() if t not in _ARROWS]) <= 3 and any(a in sentence.split() for a in
-                                                                                      ("→", *_ARROWS)):
+    unglossed = re.sub(r"\s*\([^()]*\)", "", sentence).split()  # "`high` → `accent` (most prominent)."
+    if turn.work and len([t for t in unglossed if t not in _ARROWS]) <= 3 and any(a in unglossed for a in ("→", *_ARROWS)):
         return None  # "`minimal` → `borderMuted`.": a mapping without what it maps
     if turn.work and (sentence.count("`") % 2 or sentence.count("(") != sentence.count(")")):
         return None  # a piece of a line cut inside code or a parenthesis: no whole sentence
@@ -624,12 +624,14 @@ switch drop pass cut limit simplify extend expose hide rework migrate
 _PROCESS = frozenset("""
 read run check look continue proceed start try go wait stop see explain tell show analyze analyse review explore
 investigate search find think ultrathink commit push stage verify test open let give summarize summarise list print
-figure debug compare describe clarify answer work do
+figure debug compare describe clarify answer work do tackle focus
 """.split())
 
 
-_LEADING_FILLER = re.compile(r"^(?:(?:ok(?:ay)?|alright|all right|so|then|well|cool|perfect|nice|yes|yeah|hm+)\b[,!.]*\s+)+"
-                             r"(?=[a-z])", re.I)
+_LEADING_FILLER = re.compile(r"^(?:(?:ok(?:ay)?|alright|all right|so|then|well|cool|perfect|nice|yes|yeah|hm+|please|"
+                             r"let's|lets|let us)\b[,!.]*\s+)+(?=[a-z])", re.I)
+# a short reply whose subject was the other's turn: "yes need to be fully clean", "should be dimmer"
+_SUBJECTLESS = re.compile(r"^(?:needs? to|has to|have to|should|must|shall|would|could|can)\b", re.I)
 _ADVICE = frozenset({"search", "toggle", "try", "click", "press", "select", "navigate", "scroll", "type", "enter"})
 
 
@@ -651,6 +653,8 @@ def _request(sentence: str) -> str | None:
     verb = first.group(0).casefold() if first else ""
     if verb in _DIRECTING and _specimen(sentence[first.end():] if first else ""):
         return None  # "write markdown, including code, tables, lists nested": a sample to look at
+    if _SUBJECTLESS.match(sentence) and len(sentence.split()) < 8 and not _specific(sentence):
+        return None  # "Need to be fully clean.": of what, the question before said
     if verb in _PROCESS or any(_first_word(c) in _PROCESS for c in re.split(r"[,;]\s*", sentence)[1:]):
         return None  # "I undid your changes, try again": what to do next in that session
     if verb in _DIRECTING and first is not None and first.start() == 0:
@@ -721,6 +725,12 @@ def _after_narration(sentence: str) -> str:
     return tail[:1].upper() + tail[1:]
 
 
+# a piece of work said to be finished: "The Phase 4.1 proposal is now complete and ready for implementation ..."
+_COMPLETE = re.compile(r"^(?:the |this |that |our |my |both |all )?[^,;:]{0,60}?\b(?:is|are|has been|have been) (?:now )?"
+                       r"(?:fully |all )?(?:complete|completed|ready|done|finished|in place|up to date)\b"
+                       r"(?!\s+(?:when|if|once|because|since|unless|but|only|before|after)\b)", re.I)
+
+
 def _working_step(sentence: str) -> bool:
     """The agent narrating a step, telling itself the next one ("Add the route to the
     router."), or reporting tool status ("All 43 tests pass", "gqc.6 done and pushed")."""
@@ -730,6 +740,8 @@ def _working_step(sentence: str) -> bool:
     if _NARRATION.match(sentence) or _STEP.match(sentence) or _LET_ME.search(sentence) or _RUNNING.match(sentence):
         return True
     size = len(sentence.split())
+    if size <= _STATUS_WORDS and _COMPLETE.match(sentence):
+        return True
     return (size <= _STATUS_WORDS and bool(_STATUS.search(sentence)) or size <= 10 and bool(_DONE.search(sentence))
             or size <= 10 and bool(_FINE.search(sentence)) and not _specific(sentence))
 

@@ -83,6 +83,24 @@ def test_what_to_try_is_no_statement_of_what_a_thing_is(pi_twice):
     assert "Try toggling" not in text and "Try setting it" not in text
 
 
+def test_a_mapping_without_its_subject_and_a_log_line_are_no_notes(pi_twice):
+    """"- `high` → `accent` (most prominent)" alone does not say what maps (the thinking
+    levels' border colours); "[theme] Detected truecolor mode (COLORTERM=truecolor, ...)" is
+    the app's log pasted."""
+    blocks = [b for bs in pi_twice.values() for b in bs]
+    assert "`high` → `accent` (most prominent)." not in blocks
+    assert "`off` → `dim` (most subtle)." not in blocks
+    assert "Detected truecolor mode" not in "\n".join(blocks)
+
+
+def test_a_short_reply_without_its_subject_and_a_request_for_a_step_are_no_notes(tmp_path):
+    """pi's "yes need to be fully clean" (of what? the agent's turn before said), "let's
+    tackle main-new.ts", "please update CLAUDE.md" (the demo's) are that session's steps."""
+    text = _text(_written(*_imported(tmp_path, "pi", CODING / "pi__badlogic_pi-mono__before-compaction.jsonl")))
+    assert "need to be fully clean" not in text.casefold()
+    assert "ackle main-new.ts" not in text
+
+
 def test_a_theory_the_user_rejected_is_not_kept(pi_twice):
     """"I bet VS Code is detecting as "light" theme ..." — the user: "no, that's not it, bot
     use the dark theme"."""
@@ -123,6 +141,8 @@ def test_the_users_values_and_short_donts_are_the_core_and_the_matter_in_hand_is
                  "Don't produce code, design solution first.", "Don't create separate documents."):
         assert core.count(rule) == 1, (rule, core)
     assert not [b for b in core if "must be address" in b or "always create file" in b], core
+    # a piece of work said to be done is the session's status, no note
+    assert "proposal is now complete and ready for implementation" not in _text(topics)
     # a component's topic is no word every session says nor a bare verb
     assert not [p for p in topics if p in ("repo/file.md", "repo/track.md")], list(topics)
 
