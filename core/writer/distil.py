@@ -578,6 +578,8 @@ def _note(sentence: str, turn: Turn) -> Note | None:
         return None
     if turn.work and _specimen(sentence):  # "Italic item with a link.": the sample the user asked to see rendered
         return None
+    if turn.work and (_IF_SO.match(sentence) or _ASKING.match(sentence)):
+        return None  # "If that's the case, it's a VS Code bug": which case, the turn before said; a question without "?"
     unglossed = re.sub(r"\s*\([^()]*\)", "", sentence).split()  # "`high` → `accent` (most prominent)."
     if turn.work and len([t for t in unglossed if t not in _ARROWS]) <= 3 and any(a in unglossed for a in ("→", *_ARROWS)):
         return None  # "`minimal` → `borderMuted`.": a mapping without what it maps
@@ -653,6 +655,8 @@ def _request(sentence: str) -> str | None:
     verb = first.group(0).casefold() if first else ""
     if verb in _DIRECTING and _specimen(sentence[first.end():] if first else ""):
         return None  # "write markdown, including code, tables, lists nested": a sample to look at
+    if re.search(r"\b(?:via|in|with|using) (?:bash|the shell|a shell|the terminal)\b", sentence, re.I):
+        return None  # "sleep 5 seconds via bash": a command to run then
     if _SUBJECTLESS.match(sentence) and len(sentence.split()) < 8 and not _specific(sentence):
         return None  # "Need to be fully clean.": of what, the question before said
     if verb in _PROCESS or any(_first_word(c) in _PROCESS for c in re.split(r"[,;]\s*", sentence)[1:]):
@@ -764,6 +768,12 @@ paragraph paragraphs line lines multiple span spans nest element elements featur
 including include etc various anything everything all
 """.split())
 _MARKUP = re.compile(r"~~\w|<(?:u|s|b|i|em|strong|mark|sub|sup|del|ins|kbd)>", re.I)
+
+
+# a sentence about the one before it ("If that's the case, ...", "If yes → ..."), or asking without a "?"
+_IF_SO = re.compile(r"^(?:if (?:that's|that is|this is|so|yes|not|true)\b|in that case\b|if that's the case\b)", re.I)
+_ASKING = re.compile(r"^(?:do|does|did|is|are|can|could|should|would|will|shall)\s+(?:it|we|you|i|this|that|there|they)\s"
+                     r"(?!.*\b(?:because|since)\b)", re.I)
 
 
 def _specimen(sentence: str) -> bool:

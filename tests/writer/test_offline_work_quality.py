@@ -106,6 +106,8 @@ def test_a_theory_the_user_rejected_is_not_kept(pi_twice):
     use the dark theme"."""
     text = _text(pi_twice)
     assert "detecting as \"light\" theme" not in text
+    assert "If that's the case" not in text  # which case, the sentence before said
+    assert "sleep 5 seconds" not in text.casefold()  # the user's "dude sleep 5 seconds via bash": a command then
     assert not NARRATION.search(text), text
 
 
@@ -142,7 +144,9 @@ def test_the_users_values_and_short_donts_are_the_core_and_the_matter_in_hand_is
         assert core.count(rule) == 1, (rule, core)
     assert not [b for b in core if "must be address" in b or "always create file" in b], core
     # a piece of work said to be done is the session's status, no note
-    assert "proposal is now complete and ready for implementation" not in _text(topics)
+    text = _text(topics)
+    assert "proposal is now complete and ready for implementation" not in text
+    assert "Does it make sense to have it combined" not in text  # a question, though without its "?"
     # a component's topic is no word every session says nor a bare verb
     assert not [p for p in topics if p in ("repo/file.md", "repo/track.md")], list(topics)
 
