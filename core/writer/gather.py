@@ -36,6 +36,7 @@ retired: no block leaves memory.
 
 from __future__ import annotations
 
+import functools
 import math
 import posixpath
 import re
@@ -44,7 +45,7 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from ..memory.core_render import CORE_TOPIC
-from ..memory.topics import Paragraph, TopicDoc, parse_topic
+from ..memory.topics import Paragraph, TopicDoc, parse_cached, parse_topic
 from .keywords import content_words, stem
 from .split import _Part, _relinked, _render, _tidy
 
@@ -107,8 +108,7 @@ class _Space:
     (the sum of its blocks')."""
 
     def __init__(self, docs: dict[str, TopicDoc]) -> None:
-        counts = {rel: [Counter(stem(w) for w in content_words(b.content)) for b in doc.blocks]
-                  for rel, doc in docs.items()}
+        counts = {rel: [_stem_counts(b.content) for b in doc.blocks] for rel, doc in docs.items()}
         df: Counter[str] = Counter(w for blocks in counts.values() for c in blocks for w in c)
         n = max(sum(len(b) for b in counts.values()), 1)
         idf = {w: math.log(n / d) + 1.0 for w, d in df.items()}
@@ -148,6 +148,13 @@ class _Space:
         del self.norms[source]
 
 
+@functools.lru_cache(maxsize=8192)
+def _stem_counts(content: str) -> Counter[str]:
+    """How often each content-word stem occurs in a block (remembered: a sleep reads every
+    block, and most are the same as at the last one). Read-only."""
+    return Counter(stem(w) for w in content_words(content))
+
+
 def _dot(a: dict[str, float], b: dict[str, float]) -> float:
     if len(a) > len(b):
         a, b = b, a
@@ -177,7 +184,7 @@ def plan_merges(texts: dict[str, str]) -> list[Merge]:
 def plan_gathering(texts: dict[str, str]) -> Gathering:
     """The merges of topics about one subject among `texts` (relative path -> text), and
     the blocks of project topics that move to a component's topic."""
-    docs = {rel: parse_topic(rel, text) for rel, text in sorted(texts.items()) if rel != CORE_TOPIC}
+    docs = {rel: parse_cached(rel, text) for rel, text in sorted(texts.items()) if rel != CORE_TOPIC}
     docs = {rel: doc for rel, doc in docs.items() if doc.blocks and not any(b.legacy or not b.block_id
                                                                             for b in doc.blocks)}
     folders: dict[str, list[str]] = {}
