@@ -52,6 +52,7 @@ class SleepResult:
     diff: str | None = None  # preview only
     preview: SleepPreview | None = None  # preview only: hand it to `install_preview`
     diagnostics: list[Diagnostic] = field(default_factory=list)  # why the organizer's edit was rejected
+    gathered: list[str] = field(default_factory=list)  # "merge a.md into b.md", "move 2 block(s) of c.md to c/d.md"
 
     @property
     def exit_code(self) -> int:
@@ -62,6 +63,8 @@ class SleepResult:
                                "changed_files": self.changed_files, "commit": self.commit}
         if self.diff is not None:
             doc["diff"] = self.diff
+        if self.gathered:
+            doc["gathered"] = self.gathered
         if self.diagnostics:
             doc["diagnostics"] = [d.to_json() for d in self.diagnostics]
         return doc
@@ -121,18 +124,19 @@ def organize(ws: Workspace, *, model: str, timeout: float, preview: bool = False
                                          tools=ORGANIZER_TOOLS, stage="organize", turns=0, timeout=timeout,
                                          monitor=monitor, reapply=(lambda t: apply_split(t, limit)) if preview else None)
     changed = changed_files(audit)
+    gathered = _gathered(result)
     if preview:
         staged = SleepPreview(base, _staged_topics(result), {str(r["id"]): str(r["reason"]) for r in result.retired})
         return SleepResult("ok", "PREVIEW", f"preview: {len(changed)} topic file(s) would change"
-                           + _merged(result, preview=True), changed, None, result.diff, staged)
+                           + _said(gathered, preview=True), changed, None, result.diff, staged, gathered=gathered)
     if split is not None:
         changed = sorted(set(changed) | set(split[1].changed_topics))
         note = "; " + split[0].summary()
-    note += _merged(result)
+    note += _said(gathered)
     if not changed:
         return SleepResult("ok", "NO_CHANGE", "reorganized: nothing needed to change" + note)
     return SleepResult("ok", "REORGANIZED", f"reorganized {len(changed)} topic file(s){note}", changed,
-                       result.commit or (split[1].commit if split is not None else None))
+                       result.commit or (split[1].commit if split is not None else None), gathered=gathered)
 
 
 def install_preview(state_dir: Path, preview: SleepPreview, *, is_global: bool = True,
@@ -167,16 +171,25 @@ def install_preview(state_dir: Path, preview: SleepPreview, *, is_global: bool =
     changed = result.changed_topics
     if not changed:
         return SleepResult("ok", "NO_CHANGE", "reorganized: nothing needed to change")
-    return SleepResult("ok", "REORGANIZED", f"reorganized {len(changed)} topic file(s)" + _merged(result), changed,
-                       result.commit)
+    gathered = _gathered(result)
+    return SleepResult("ok", "REORGANIZED", f"reorganized {len(changed)} topic file(s)" + _said(gathered), changed,
+                       result.commit, gathered=gathered)
 
 
-def _merged(result: TransactionResult, preview: bool = False) -> str:
-    """What the edit gathered: "; merged a.md into b.md; moved 2 block(s) of c.md to c/d.md"
-    ("would merge", "would move" for a preview); "" when nothing."""
+def _gathered(result: TransactionResult) -> list[str]:
+    """What the edit gathered: "merge a.md into b.md", "move 2 block(s) of c.md to c/d.md"."""
     merges, moves = merged_topics(result.before, result.after)
-    verbs = ("would merge", "would move") if preview else ("merged", "moved")
-    return "".join(f"; {verb} {', '.join(items)}" for verb, items in zip(verbs, (merges, moves)) if items)
+    return [f"merge {m}" for m in merges] + [f"move {m}" for m in moves]
+
+
+def _said(gathered: list[str], preview: bool = False) -> str:
+    """"; merged a.md into b.md; moved 2 block(s) of …" ("would merge", "would move" for a preview)."""
+    out = ""
+    for verb in ("merge", "move"):
+        items = [g[len(verb) + 1:] for g in gathered if g.startswith(verb + " ")]
+        if items:
+            out += f"; {'would ' + verb if preview else verb + 'd'} {', '.join(items)}"
+    return out
 
 
 def _staged_topics(result: TransactionResult) -> dict[str, bytes | None]:

@@ -109,6 +109,27 @@ async def test_a_preview_installs_nothing_until_confirmed(make_app, settle, buil
         assert "Sleep is not due" in text(app)  # the counters were reset
 
 
+async def test_a_preview_says_which_topics_it_would_merge(make_app, settle, built: Built) -> None:
+    """`ops/queue.md` beside `ops/queues.md` is one subject: the preview line names the merge,
+    the installed sleep's line too (once the duplicate leaves queues.md both hold one block:
+    the shorter name stays)."""
+    ws = Workspace.open(built.state)
+    assert save_topic(ws, "ops/queue.md", "# Queue\n\nThe queue is RabbitMQ, and it feeds billing.[^e1]\n\n"
+                      "[^e1]: Time: `2025-12-31`; Sources: [q](openprogram/billing/m5)\n", summary="by hand").ok
+    app = make_app(built.state)
+    async with app.run_test(size=(160, 48)) as pilot:
+        screen = await open_sleep(app, pilot, settle)
+        await pilot.press("p")
+        await settle(pilot)
+        assert screen.preview.topics["topics/ops/queues.md"] is None
+        assert "would merge ops/queues.md into ops/queue.md" in text(app)
+        await pilot.press("i")
+        await settle(pilot)
+        assert screen.result.code == "REORGANIZED" and "merged ops/queues.md into ops/queue.md" in text(app)
+    assert not (built.state / "memory" / "topics" / "ops" / "queues.md").exists()
+    assert "The billing queue runs on RabbitMQ" in (built.state / "memory" / "topics" / "ops" / "queue.md").read_text()
+
+
 async def test_a_discarded_preview_installs_nothing(make_app, settle, built: Built) -> None:
     before, commit = memory_bytes(built.state), head(built.state)
     app = make_app(built.state)

@@ -105,6 +105,7 @@ def test_a_project_block_about_a_component_joins_the_component():
     ids = {b.content: b.block_id for b in parse_topic("shop.md", texts["shop.md"]).blocks}
     assert gathering.merges == []
     assert gathering.moves == {ids[about]: ("shop.md", "shop/search.md")}
+    assert gathering.describe() == ["moved 1 block(s) of shop.md to shop/search.md"]
 
 
 def test_topics_about_different_subjects_stay_apart():
