@@ -6,11 +6,17 @@ company: a wish or advice ("Have fun and stay safe!"), thanks and praise of the 
 your dedication"), resolve ("I'm not gonna give up"), a mood made of the words of
 feelings and values ("Their love has helped me grow into my true self"), a creed ("We can
 tackle life's challenges together!"), a verdict about life in general ("Hard work pays
-off eventually."), a greeting after a while ("Long time no talk!"). Those are no notes.
-What stays is said without its padding: the catching-up that opens a turn ("A lot's
-happened since we last chatted - "), and an evaluation trailing after a dash ("... on 20
-May 2023 – it was rewarding."). Of a turn's sentences the note is the one with the most
-concrete words (`concrete`): words of feelings tell little."""
+off eventually."), a greeting after a while ("Long time no talk!"), a mood about at most one
+thing ("The day was full of love and joy."), news announced rather than told ("Something
+massive happened!"), advice to the other ("You should come down and join me!"), hopes,
+promises and offers ("Crossing my fingers for you!", "Let me know if there's anything I
+can do"). Those are no notes. What stays is said without its padding: the catching-up or
+discourse marker that opens a turn ("A lot's happened since we last chatted - ", "On
+another note, ", "Been quite a ride - "), and a judgement trailing after a dash, a
+semicolon, "and" or ", but" ("... on 20 May 2023 – it was rewarding.", "... and it was
+powerful", "..., but I'm up for the challenge!"): a clause without a concrete word. Of a
+turn's sentences the note is the one with the most concrete words (`concrete`): words of
+feelings tell little."""
 
 from __future__ import annotations
 
@@ -55,7 +61,11 @@ def keeps_company(sentence: str) -> bool:
         return True
     if _NAMED.search(said):
         return False
-    if _of_the_listener(said) or _general(said) or _feelings(said) or _GUESS.match(said):
+    if _of_the_listener(said) or _general(said) or _feelings(said) or _GUESS.match(said) or _mood(said):
+        return True
+    if _ADVICE.match(said) or _TEASER.search(said) and not _concrete_beyond(said, _NEWS_WORDS):
+        return True
+    if _PROMISE.match(said) and len(_concrete_beyond(said, frozenset()) - {_NAMED_MARK}) <= 2 and not _NAMED.search(said):
         return True
     return bool(_RESOLVE.search(said) or _WE_ALL.match(said) or _THANKS_FOR.match(said)) and not _TIME_WORD.search(said)
 
@@ -93,6 +103,48 @@ def _feelings(said: str) -> bool:
         return False
     words = [w for w in content_words(said) if w not in COMMON_WORDS]
     return bool(words) and sum(w in _FEELING_WORDS for w in words) > 0.5 * len(words)
+
+
+def _mood(said: str) -> bool:
+    """A feeling with at most one thing it is about, nothing named ("The day was full of
+    love and joy.", "Your words motivate me.", "We'll make some awesome memories!"): a mood,
+    no fact. A feeling about two things ("The kids loved the dinosaur exhibit!"), or about
+    something named, is one."""
+    words = [w for w in content_words(said) if w not in COMMON_WORDS]
+    beyond = _concrete_beyond(said, frozenset())
+    return any(w in _FEELING_WORDS for w in words) and len(beyond) <= 1 and _NAMED_MARK not in beyond
+
+
+# what the other should do ("You should come down and join me on the trails sometime!"): advice
+_ADVICE = re.compile(r"^(?:maybe |so )?you (?:should|could|gotta|have to|ought to|might want to|must|need to|'ll have to)"
+                     r"\b", re.I)
+# hopes, promises and offers: "Hoping it gets noticed", "Crossing my fingers for you!", "I can't wait to see it",
+# "Let me know if you need anything", "I can share the recipe if you'd like!"
+_PROMISE = re.compile(
+    r"^(?:(?:i'm |i am |i was )?(?:hoping|crossing (?:my )?fingers)|fingers crossed|i (?:really )?hope|"
+    r"i (?:can't|cannot) wait to (?:see|hear|read|try|meet|check)|i have no doubt|no doubt|i promise|"
+    r"(?:just )?let me know|keep me (?:posted|updated|in the loop)|i'll (?:keep you (?:posted|updated)|let you know)|"
+    r"i (?:can|could) (?:share|send)|if you (?:ever )?(?:need|want)|if there's anything|i'm here (?:for|to)|"
+    r"i will (?:definitely )?(?:keep you|let you)|i (?:really )?wish i (?:could|had|was|were))\b", re.I)
+# news announced, not told: "Crazy things happened to me!", "Something awesome happened", "Been quite a ride"
+_TEASER = re.compile(r"\b(?:happened|happening|going on|news|(?:quite|such|what) a (?:ride|week|day|time|journey))\b",
+                     re.I)
+_NEWS_WORDS = frozenset("""
+happened happen happening news share sharing going ride week weekend day days time journey crazy wild quite
+interesting exciting stuff something things thing lot much cool awesome big huge major massive tell
+""".split())
+
+
+def _concrete_beyond(said: str, words_too: frozenset[str]) -> set[str]:
+    """The concrete words of what was said, less `words_too`; a name or a number is one."""
+    if _NAMED.search(said) or any(w not in _I_FORMS for w in _NAME_WORD.findall(said)):
+        return {_NAMED_MARK}
+    return concrete([w for w in content_words(said) if w not in COMMON_WORDS]) - words_too
+
+
+_NAME_WORD = re.compile(r"(?<![.!?…]\s)(?<!^)(?<![\w'’])[A-Z][\w'’]*")  # a capital inside a sentence: a name
+_NAMED_MARK = "(named)"  # what _concrete_beyond counts for a name or a number
+_I_FORMS = frozenset({"I", "I'm", "I've", "I'll", "I'd", "I’m", "I’ve", "I’ll", "I’d"})
 
 
 # resolve and encouragement: "I'm not gonna give up", "keep pushing", "chase your dreams"
@@ -147,8 +199,8 @@ _CATCHING_UP = re.compile(
     r"(?: since (?:we|i) (?:last )?(?:chatted|spoke|talked|caught up)| since our last (?:chat|talk|conversation))?"
     r"\s*(?:[-–—:,!.]+\s*|$)|\s*,?\s*\bsince (?:we|i) (?:last )?(?:chatted|spoke|talked|caught up)\b,?|"
     r"\s*,?\s*\bsince our last (?:chat|talk|conversation)\b,?", re.I)
-_TAIL = re.compile(r"(\s+[-–—]+\s+|\s*;\s+|"
-                   r",\s+(?:and\s+)?(?=(?:it|that|this|which)(?:'s|\s+(?:is|was|has been|felt|feels))))")
+_TAIL = re.compile(r"(\s+[-–—]+\s+|\s*;\s+|,\s+but\s+|"
+                   r"(?:,\s+(?:and\s+)?|\s+and\s+)(?=(?:it|that|this|which)(?:'s|\s+(?:is|was|has been|felt|feels))))")
 _EVALUATION = re.compile(r"^(?:it|that|this|which)(?:'s|\s+(?:is|was|has been|felt|feels|looks|seems))\b", re.I)
 _EVALUATION_WORDS = 8
 
@@ -156,17 +208,33 @@ _EVALUATION_WORDS = 8
 def compact(sentence: str) -> str:
     """The sentence without its catching-up and without an evaluation trailing after a
     dash or a semicolon ("it was rewarding", "can't wait!"); what tells stays."""
-    short = _CATCHING_UP.sub(" ", sentence).strip(" ,-–—")
+    short = _CATCHING_UP.sub(" ", _DISCOURSE.sub("", sentence)).strip(" ,-–—")
     if len(content_words(short)) < 2:
         return "" if short != sentence.strip(" ,-–—") else sentence  # nothing but catching up
     parts = _TAIL.split(short)  # clause, separator, clause, ...
-    if len(parts) > 1:
+    while len(parts) > 2 and _LEAD_SEPARATOR.match(parts[1]) and _teaser(parts[0]) \
+            and len(content_words(parts[2])) >= 2:  # "Been quite a ride - had an audition ...": the news is after
+        parts = parts[2:]
+    if len(parts) > 1 or parts[0] != short:
         short = parts[0] + "".join(sep + clause for sep, clause in zip(parts[1::2], parts[2::2])
                                    if not _evaluation(clause))
         short = short.rstrip(" ,;-–—")
         if short and short[-1] not in ".!?…" and sentence.rstrip()[-1:] in ".!?…":
             short += "." if sentence.rstrip()[-1] == "?" else sentence.rstrip()[-1]
     return short[:1].upper() + short[1:] if short and len(content_words(short)) >= 2 else sentence
+
+
+# a turn's discourse markers: "On another note, ", "In the meantime though, ", "As for me, ", "Agreed, "
+_DISCOURSE = re.compile(r"^(?:on (?:a |an )?(?:different|another|other|side|related) note|in the meantime(?:,? though)?|"
+                        r"besides that|apart from that|other than that|as for (?:me|us|you|myself)|anyways?|plus|fyi|"
+                        r"agreed|for sure|no doubt)\b[,!.:;]*\s*", re.I)
+_LEAD_SEPARATOR = re.compile(r"\s+[-–—]+\s+|\s*;\s+")
+
+
+def _teaser(clause: str) -> bool:
+    """A clause that announces or judges rather than tells ("Been quite a ride", "Something
+    cool happened"): no concrete word beyond the words of news and feelings."""
+    return bool(_TEASER.search(clause)) and not _concrete_beyond(clause, _NEWS_WORDS)
 
 
 def _evaluation(clause: str) -> bool:
@@ -176,4 +244,6 @@ def _evaluation(clause: str) -> bool:
         return False
     if _EVALUATION.match(clause) and len(clause.split()) <= _EVALUATION_WORDS:
         return True
-    return len(content_words(clause)) <= 1 or bool(_WISH.match(clause))
+    words = [w for w in content_words(clause) if w not in COMMON_WORDS]
+    return len(content_words(clause)) <= 1 or bool(_WISH.match(clause)) or not concrete(words)
+

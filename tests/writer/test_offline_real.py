@@ -232,6 +232,10 @@ def test_people_talking_keep_what_happened_not_the_company_they_keep(tmp_path):
 
 def _people(tmp_path: Path, said: list[tuple[str, str]], day: tuple[int, int, int]) -> str:
     """The blocks the offline writer keeps of Caroline (user) and Melanie talking on `day`."""
+    return "\n".join(_people_blocks(tmp_path, said, day))
+
+
+def _people_blocks(tmp_path: Path, said: list[tuple[str, str]], day: tuple[int, int, int]) -> list[str]:
     from datetime import datetime, timezone
 
     store = SessionStore(tmp_path / "state")
@@ -240,7 +244,7 @@ def _people(tmp_path: Path, said: list[tuple[str, str]], day: tuple[int, int, in
     with store.batch(sid, message="friends"):
         for i, (role, text) in enumerate(said):
             store.append(sid, role, text, node_id=f"t{i + 1}", created_at=start + i)
-    return "\n".join(b for bs in _written(store, sid).values() for b in bs)
+    return [b for bs in _written(store, sid).values() for b in bs]
 
 
 def test_people_talking_praise_resolve_moods_and_creeds_are_no_blocks(tmp_path):
@@ -298,3 +302,60 @@ def test_people_talking_a_turn_keeps_its_most_concrete_sentence_and_an_answer_it
     assert "smiles" not in text and "Oof" not in text, text
     assert "What's the backstory on that trophy? It commemorates Caroline's first marathon in Chicago." in text, text
     assert "Glad" not in text and "love it" not in text, text
+
+
+def test_people_talking_a_mood_about_at_most_one_thing_is_no_note_but_one_event_is(tmp_path):
+    """A sentence of feelings about at most one thing, nothing named ("The day was full of
+    love and joy.", "Your words motivate me.", "We'll make some awesome memories!") keeps
+    company; a feeling about two things or more is a fact ("The kids loved the dinosaur
+    exhibit!"), and so is a named one."""
+    text = _people(tmp_path, [
+        ("assistant", "The day was full of love and joy."),
+        ("user", "Your words motivate me. Bye!"),
+        ("assistant", "We'll make some awesome memories!"),
+        ("user", "It brings us together and brings us happiness."),
+        ("assistant", "The kids loved the dinosaur exhibit!"),
+        ("user", "We had a great time at the LGBT pride event last June."),
+    ], (2023, 7, 17))
+    assert "The kids loved the dinosaur exhibit!" in text, text
+    assert "We had a great time at the LGBT pride event" in text, text  # a feeling, but a named event
+    for mood in ("love and joy", "motivate", "memories", "happiness"):
+        assert mood not in text, (mood, text)
+
+
+def test_people_talking_a_trailing_judgement_goes_even_after_and_or_but(tmp_path):
+    """"... and it was powerful", "..., but I'm up for the challenge!" judge what was told:
+    they go, what was told stays; a trailing clause that tells something stays."""
+    text = _people(tmp_path, [
+        ("user", "I went to a LGBTQ support group yesterday and it was so powerful."),
+        ("assistant", "It'll be tough as a single parent, but I'm up for the challenge!"),
+        ("user", "I joined a mentorship program for LGBTQ youth - I mentor a transgender teen in Portland."),
+    ], (2023, 5, 8))
+    assert "Caroline went to a LGBTQ support group on 7 May 2023." in text, text
+    assert "It'll be tough as a single parent!" in text, text
+    assert "Caroline mentor a transgender teen in Portland" in text, text  # the clause after the dash tells
+    for judgement in ("powerful", "challenge"):
+        assert judgement not in text, (judgement, text)
+
+
+def test_people_talking_news_announced_advice_hopes_and_offers_are_no_notes(tmp_path):
+    """"Something massive happened!" announces news (the next sentence tells it); "Been quite
+    a ride - " and "On another note, " lead in; advice to the other, hopes, promises and
+    offers ("Let me know if ...") are company. The news itself, and a hope that names its
+    plan, stay."""
+    text = _people(tmp_path, [
+        ("user", "Something massive happened!"),
+        ("user", "Been quite a ride - had an audition yesterday for a writing gig."),
+        ("assistant", "You should come down and join me on the trails sometime!"),
+        ("user", "Crossing my fingers for you!"),
+        ("assistant", "I can't wait to see it all come together."),
+        ("user", "Let me know if there's anything else I can do to help!"),
+        ("assistant", "On another note, I adopted a pup from a shelter last week."),
+        ("user", "I'm hoping to open my own dance studio near the river in the spring."),
+    ], (2022, 3, 24))
+    assert "Had an audition on 23 March 2022 for a writing gig." in text, text
+    assert "Melanie adopted a pup from a shelter the week before 24 March 2022." in text, text
+    assert "open Caroline's own dance studio near the river" in text, text
+    for company in ("massive", "ride", "trails", "fingers", "come together", "Let ", "anything else", "another note"):
+        assert company not in text, (company, text)
+
