@@ -22,6 +22,7 @@ from pathlib import PurePosixPath
 from ..redact.placeholder import PLACEHOLDER_RE
 from .distil import Block, Turn, distil, group, names_a_component, topic_phrase
 from .keywords import COMMON_WORDS, is_content, phrases, slug, stems
+from .people import joined
 from .prompts import AGENT_NAMES
 
 CORE = "core.md"
@@ -132,6 +133,8 @@ def plan(records: list[Record], context: Context, listed: list[str]) -> list[Fil
     turns, context = _turns(records, context)
     names = {context.name("user"), context.name("assistant")} | {t.speaker for t in turns}
     blocks = group(distil(turns), names, thread=context.people)
+    if context.people:
+        blocks = joined(blocks)
     phrases = topic_phrase(blocks)
     project = project_name(context.cwd) if context.cwd and not context.people else ""
     existing = {p: stems(PurePosixPath(p).stem.replace("-", " ")) for p in listed if p != CORE}

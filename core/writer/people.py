@@ -21,8 +21,25 @@ feelings tell little."""
 from __future__ import annotations
 
 import re
+from typing import Any, Protocol, TypeVar
 
 from .keywords import COMMON_WORDS, content_words
+
+
+class _Thread(Protocol):
+    """A block of a conversation's thread (distil.Block), as far as joining needs it."""
+
+    notes: list[Any]
+    key: str
+
+    @property
+    def core(self) -> bool: ...
+
+
+B = TypeVar("B", bound=_Thread)
+
+JOIN_NOTES = 6  # a small block of a conversation joins the one before it while both fit (distil's thread block size)
+JOIN_WORDS = 60
 
 _WISH = re.compile(
     r"^(?:have|enjoy|wish|wishing|stay|take care|keep|cherish|spill|make sure|let's|lets|tell|remember|don't|do not|"
@@ -247,3 +264,19 @@ def _evaluation(clause: str) -> bool:
     words = [w for w in content_words(clause) if w not in COMMON_WORDS]
     return len(content_words(clause)) <= 1 or bool(_WISH.match(clause)) or not concrete(words)
 
+
+def joined(blocks: list[B]) -> list[B]:
+    """A conversation's blocks with each small one joined to the one before it while both
+    together fit a block (JOIN_NOTES notes, JOIN_WORDS words): a note said a few turns
+    after the last is still that day's thread, and a block of its own would repeat its date
+    and its footnote."""
+    out: list[B] = []
+    for block in blocks:
+        last = out[-1] if out else None
+        if (last is not None and not last.core and not block.core and len(last.notes) + len(block.notes) <= JOIN_NOTES
+                and sum(len(n.text.split()) for n in (*last.notes, *block.notes)) <= JOIN_WORDS):
+            last.notes.extend(block.notes)
+            last.key = last.key or block.key
+            continue
+        out.append(block)
+    return out

@@ -359,3 +359,17 @@ def test_people_talking_news_announced_advice_hopes_and_offers_are_no_notes(tmp_
     for company in ("massive", "ride", "trails", "fingers", "come together", "Let ", "anything else", "another note"):
         assert company not in text, (company, text)
 
+
+def test_people_talking_a_note_said_a_few_turns_later_joins_the_block_before(tmp_path):
+    """Notes more than a few turns apart start a new thread block; a small one joins the
+    block before it while both fit a block (one date, one footnote, not two)."""
+    blocks = _people_blocks(tmp_path, [
+        ("user", "I signed up for a pottery class at the community center."),
+        ("assistant", "Wow!"),
+        ("user", "Thanks!"),
+        ("assistant", "Awesome."),
+        ("user", "Haha yes."),
+        ("assistant", "My daughter started violin lessons with a teacher from Boston."),
+    ], (2023, 7, 3))
+    joined = [b for b in blocks if "pottery class" in b]
+    assert len(joined) == 1 and "violin lessons" in joined[0], blocks
