@@ -98,6 +98,7 @@ _STATUS_WORDS = 16  # a status line is short; a longer sentence says more than t
 _NOT_PROSE = ("|", ">", "    ", "\t", "<", "#", "├", "└", "│", "┌", "➜", "$ ", "// ", "/*")
 _STACK_FRAME = re.compile(r"^at [\w.<>$]+ \(|^File \"[^\"]+\", line \d+|^[\[(]\w+[\])] [A-Z]\w+ ")  # "[theme] Detected ..."
 _SYMBOLS = re.compile(r"^[^\w\s`'\"(\[/.~@$<-]+\s*")  # a leading ✅, 🏗️, →: decoration, not words
+_QUOTE = re.compile(r"^\s*(?:>\s?)+")  # a markdown blockquote's marks
 _CHECKBOX = re.compile(r"^\s*(?:[-*+]|\d+[.)])?\s*\[[ xX✓]?\]\s")
 _HEADER_LINE = re.compile(r"^\s*(?:\*\*[^*]+\*\*|__[^_]+__)\s*:?\s*$")  # a reasoning header or a bold label
 _EMPHASIS = re.compile(r"\*\*|__(?=\w)|(?<=\w)__")
@@ -214,7 +215,7 @@ def distil(turns: list[Turn]) -> list[Note]:
     named: tuple[str, int] = ("", -9)  # the file last named, and in which turn
     for turn in turns:
         kept = []
-        for sentence in _sentences(turn.text, turn.work):
+        for sentence in _sentences(turn.text, turn.work, quoted=turn.role == "assistant"):
             note = _note(sentence, turn)
             if note is not None and turn.work and turn.index - named[1] <= 1:
                 note = _with_antecedent(note, named[0])
@@ -296,7 +297,7 @@ def _answered(asked: Turn, turn: Turn) -> list[Note]:
     """A short answer is a fact only with its question: "Where do the backups go?" "To
     glacier." is one note."""
     question = " ".join(_sentences(asked.text)[-1:])
-    said = _sentences(turn.text, turn.work)
+    said = _sentences(turn.text, turn.work, quoted=turn.role == "assistant")
     if turn.work and turn.role == "assistant":  # "One uncommitted change. Let me check what it is:": no answer
         said = [s for s in said if not (_working_step(s) or _working_step(_strip_chatter(s, turn)))]
     if not turn.work:  # between people, the answer is its first sentence that is not company ("Glad you like it.")
@@ -420,12 +421,18 @@ def _keyable(word: str, names: set[str]) -> bool:
 # -- one sentence --------------------------------------------------------------------------
 
 
-def _sentences(text: str, work: bool = False) -> list[str]:
+def _sentences(text: str, work: bool = False, quoted: bool = False) -> list[str]:
+    """The sentences of a turn's prose. `quoted`: the agent's markdown blockquotes ("> Add
+    a `mix quality` alias to `mix.exs` ...", a plan or a spec it sets out) are prose; a user's
+    are what someone else said, and no note of theirs."""
     from sentencex import segment
 
     text = _FENCE.sub(" ", text)
     out: list[str] = []
-    lines = _unwrapped(text.splitlines())
+    lines = text.splitlines()
+    if work and quoted:
+        lines = [_QUOTE.sub("", line) for line in lines]
+    lines = _unwrapped(lines)
     if work:  # a checklist is the agent's plan, its todo list: no note ("- [ ] Build project: `npm run build`")
         lines = [line for line in lines if not _CHECKBOX.match(line)]
     for line in _gathered(lines) if work else lines:
