@@ -12,7 +12,11 @@ import contextlib
 import fcntl
 import os
 import time
-from collections.abc import Callable, Iterator
+
+from .values import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
 
 
 @contextlib.contextmanager

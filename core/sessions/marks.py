@@ -203,9 +203,9 @@ def _named_in_saved_index(layout: SessionPaths, ids: list[str]) -> dict[str, str
         wanted = [n for n in ids if n not in out]
         if not wanted:
             break
-        try:
-            data = _read_whole(path, os.O_RDONLY | os.O_CLOEXEC)[0]
-        except OSError:
+        try:  # the index is only ever replaced by a rename, never truncated under a mapping; the journal grows
+            data = _mapped(path) if path == layout.index else _read_whole(path, os.O_RDONLY | os.O_CLOEXEC)[0]
+        except (OSError, ValueError):  # (mmap refuses an empty file)
             continue
         last = 0
         for nid in wanted:
@@ -218,6 +218,19 @@ def _named_in_saved_index(layout: SessionPaths, ids: list[str]) -> dict[str, str
                 out[nid] = name
                 last = at
     return out
+
+
+def _mapped(path: str | Path) -> Any:
+    """A file's bytes to search, mapped rather than read: a saved index of 10,000 rows is
+    1.5 MB, whose copy (and the fresh memory it lands in) cost a fresh mark more than the
+    search does; mapped, only the pages a search passes are touched."""
+    import mmap
+
+    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    try:
+        return mmap.mmap(fd, 0, access=mmap.ACCESS_READ)
+    finally:
+        os.close(fd)
 
 
 def _row_filename(data: bytes, at: int, nid: str) -> str | None:

@@ -23,6 +23,9 @@ from ..values import Frozen
 
 HISTORY_REL = "history"
 REDO_REL = f"{RUNTIME_DIR}/marks.redo"  # the marks' redo log (redo.py)
+REDO_BOOT_REL = f"{RUNTIME_DIR}/marks.boot"  # the boot the redo log's records were all written in (redo.py)
+GENERATION_REL = f"{RUNTIME_DIR}/gen"  # the write generation (index.bump_generation)
+UNCOMMITTED_REL = f"{RUNTIME_DIR}/uncommitted"  # the flag of files written ahead of their commit (repo.set_flag)
 META_REL = "meta.json"
 WORKDIR_KEEP_REL = "workdir/.gitkeep"
 COMMITTED_RELS = (HISTORY_REL, META_REL, WORKDIR_KEEP_REL)  # everything a session's commits hold
@@ -102,7 +105,7 @@ class SessionPaths(Frozen):
     @property
     def generation(self) -> Path:
         """The write generation, bumped under the lock after every write."""
-        return self.runtime / "gen"
+        return self.root / GENERATION_REL
 
     @property
     def lock(self) -> Path:
@@ -116,7 +119,7 @@ class SessionPaths(Frozen):
     @property
     def uncommitted(self) -> Path:
         """Non-empty while files are written ahead of their commit."""
-        return self.runtime / "uncommitted"
+        return self.root / UNCOMMITTED_REL
 
     def is_session(self) -> bool:
         """A real directory with `history/` and `meta.json` (a symlink is never a session)."""

@@ -71,9 +71,13 @@ def append(session_dir: Path | str, entries: list[Entry]) -> None:
     body = header + payload
     record = b"%s %d %d\n%s%08x\n" % (MAGIC, len(header), len(payload), body, binascii.crc32(body))
     path = log_path(session_dir)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, 0o600)
+    new = False  # the folder is synced only when the log's name is new: a log a checkpoint emptied keeps its entry
     try:
-        new = os.fstat(fd).st_size == 0
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CLOEXEC)
+    except FileNotFoundError:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, 0o600)
+        new = True
+    try:
         write_all(fd, record)
         os.fdatasync(fd)
     finally:

@@ -14,7 +14,7 @@ import os
 from pathlib import Path
 
 from .nodes import FILENAME_RE
-from .paths import COMMITTED_RELS, GIT_EXCLUDE, HISTORY_REL, SessionPaths
+from .paths import COMMITTED_RELS, GIT_EXCLUDE, HISTORY_REL, UNCOMMITTED_REL, SessionPaths
 
 GIT_NAME = "Scriptorium"
 GIT_EMAIL = "scriptorium@local"
@@ -168,11 +168,22 @@ def flag_is_up(d: Path) -> bool:
         return False
 
 
-def set_flag(d: Path, up: bool) -> None:
-    """Rewritten in place (never created and deleted per write: cheap on every disk)."""
+def set_flag(d: Path | str, up: bool) -> None:
+    """Rewritten in place (never created and deleted per write: cheap on every disk). Raised
+    without a truncation, and not rewritten when it is up already (marks raise it over and
+    over until a writer commits): a truncate-then-write has ext4 start the file's writeback
+    at close (its replace-via-truncate heuristic), which on a busy disk waits."""
+    path = f"{d}/{UNCOMMITTED_REL}"
     try:
-        with open(SessionPaths(d).uncommitted, "wb") as fh:
-            if up:
-                fh.write(b"1")
+        if not up:
+            with open(path, "wb"):
+                pass
+            return
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        try:
+            if os.pread(fd, 1, 0) != b"1":
+                os.pwrite(fd, b"1", 0)
+        finally:
+            os.close(fd)
     except OSError:
         pass  # without the flag, recovery merely waits for someone to notice

@@ -119,3 +119,65 @@ def test_cut_batch_counts_only_the_turns_it_takes(tmp_path: Path) -> None:
     batch = cut_batch(turns, count_tokens("turn 3") + 1)
     assert [t.id for t in batch] == ids[3:5]
     assert [fresh.entry(sid, n).tokens for n in ids[3:]] == [count_tokens("turn 3"), count_tokens("turn 4"), -1, -1, -1]
+
+
+# Node files of every shape a first open must classify as a `Node` would (issue 30: the
+# index reads them straight from JSON, with shortcuts for the common shapes).
+ODD_NODES = [
+    {"id": "dr", "role": "user", "seq": 0, "output": "", "metadata": {"display": "root"}},
+    {"id": "u1", "role": "user", "seq": 1, "output": "hello", "predecessor": "ROOT", "metadata": {}},
+    {"id": "a1", "role": "llm", "seq": 2, "output": "hi", "predecessor": "u1"},
+    {"id": "sp", "role": "llm", "seq": 3, "output": " \n\t ", "predecessor": "a1"},  # whitespace: no record
+    {"id": "nb", "role": "llm", "seq": 4, "output": "\u00a0\u2003", "predecessor": "sp"},  # Unicode spaces too
+    {"id": "ls", "role": "llm", "seq": 5, "output": [{"type": "text", "text": "block"}], "predecessor": "nb"},
+    {"id": "le", "role": "llm", "seq": 6, "output": [{"type": "text", "text": "  "}], "predecessor": "ls"},
+    {"id": "sy", "role": "llm", "seq": 7, "output": "be brief", "metadata": {"role": "system"}, "predecessor": "le"},
+    {"id": "tl", "role": "code", "seq": 8, "output": {"stdout": "ok"}, "name": "shell", "predecessor": "sy"},
+    {"id": "sm", "role": "llm", "seq": 9, "output": "summary", "name": "context/summary", "predecessor": "tl"},
+    {"id": "sc", "role": "llm", "seq": 10, "output": "s", "metadata": {"covers_ids": ["u1"]}, "predecessor": "sm"},
+    {"id": "rt", "role": "user", "seq": 11, "output": "later", "name": "context/followup", "predecessor": "sc"},
+    {"id": "rs", "role": "user", "seq": 12, "output": "x", "metadata": {"source": "job_followup"}, "predecessor": "rt"},
+    {"id": "rw", "role": "user", "seq": 13, "output": "undone", "metadata": {"rewound": True}, "predecessor": "rs"},
+    {"id": "ag", "role": "user", "seq": 14, "output": "go", "metadata": {"source": "agent_spawn"}, "caller": "a1"},
+    {"id": "sb", "role": "user", "seq": 15, "output": "go", "metadata": {"spawn_branch_root": True}},
+    {"id": "mk", "role": "user", "seq": 16, "output": "seen", "predecessor": "rw", "created_at": 5,
+     "metadata": {"memory_written_scriptorium": "w-0000abcd", "memory_written_x": 3, "other": "y"}},
+    {"id": "nm", "role": "llm", "seq": 17, "output": None, "name": None, "caller": None, "predecessor": "mk",
+     "metadata": None, "created_at": None},
+]
+
+
+def test_a_first_open_reads_every_shape_of_node_as_a_node_would(tmp_path: Path) -> None:
+    import gc
+
+    from scriptorium.core.sessions import index as index_module
+    from scriptorium.core.sessions.index import IndexEntry, read_node_file
+
+    store = SessionStore(tmp_path / "state")
+    sid = store.create_session("shapes")
+    history = store.session_paths(sid).history
+    for doc in ODD_NODES:
+        (history / f"{doc['seq'] + 100:04d}-{doc['role'][0]}-{doc['id']}.json").write_text(json.dumps(doc))
+    for i in range(index_module.GC_PAUSE_FILES):  # enough files for the collector to be paused while they are read
+        (history / f"{i + 1000:04d}-u-bulk{i}.json").write_text(json.dumps(
+            {"id": f"bulk{i}", "role": "user", "seq": i + 1000, "output": f"turn {i}", "predecessor": None}))
+    store.session_paths(sid).index.unlink(missing_ok=True)
+
+    for collector_on in (True, False):
+        (gc.enable if collector_on else gc.disable)()
+        try:
+            fresh = SessionStore(store.state_dir)
+            entries = fresh.index(sid).entries
+            assert gc.isenabled() is collector_on  # paused while reading, then as it was
+        finally:
+            gc.enable()
+        for path in history.iterdir():
+            node = read_node_file(path)
+            st = path.stat()
+            assert entries[node.id] == IndexEntry.from_node(node, path.name, (st.st_mtime_ns, st.st_size)), node.id
+        kinds = {nid: (entries[nid].kind, entries[nid].is_record) for nid in ("sp", "nb", "ls", "le", "sy", "rs")}
+        assert kinds == {"sp": ("assistant", False), "nb": ("assistant", False), "ls": ("assistant", True),
+                         "le": ("assistant", False), "sy": ("system", False), "rs": ("runtime", False)}
+        assert entries["mk"].marks == {"memory_written_scriptorium": "w-0000abcd"}
+        assert (entries["ag"].spawn_root, entries["sb"].spawn_root, entries["rw"].rewound) == (True, True, True)
+        store.session_paths(sid).index.unlink()

@@ -272,3 +272,62 @@ def test_a_first_open_saves_the_index_rows_in_seq_order_for_marks_to_find_neighb
     pending(SessionStore(tmp_path / "state"), sid, workspace=wid)  # a first open: the folder's order
     rows = json.loads(store.session_paths(sid).index.read_bytes())["nodes"]
     assert [r[1] for r in rows] == sorted(r[1] for r in rows) and len(rows) == 301
+
+
+def test_a_mark_frees_no_inode_of_the_runtime_files_it_bumps(tmp_path: Path) -> None:
+    """The generation and the uncommitted flag are rewritten in place: a temp renamed over
+    frees the old inode (on a busy ext4, a wait for the journal) and a truncate-then-write
+    starts the file's writeback at close (issue 30)."""
+    from scriptorium.core.sessions.index import fingerprint
+
+    store = SessionStore(tmp_path / "state")
+    wid = workspace_id(store.state_dir)
+    sid, ids = _session(store, 12)
+    layout = store.session_paths(sid)
+    mark_written(SessionStore(tmp_path / "state"), sid, ids[1:3], wid)  # raises the flag
+    gen, flag = os.stat(layout.generation), os.stat(layout.uncommitted)
+    before = fingerprint(layout.root)
+    mark_written(SessionStore(tmp_path / "state"), sid, ids[3:5], wid)
+    gen2, flag2 = os.stat(layout.generation), os.stat(layout.uncommitted)
+    assert gen2.st_ino == gen.st_ino and int(layout.generation.read_bytes()) == int(before[3]) + 1
+    assert (flag2.st_ino, flag2.st_mtime_ns, layout.uncommitted.read_bytes()) == (flag.st_ino, flag.st_mtime_ns, b"1")
+    assert fingerprint(layout.root) != before
+    store.append(sid, "user", "a writer commits the marks")  # and lowers the flag
+    assert layout.uncommitted.read_bytes() == b""
+
+
+def test_a_generation_holding_anything_else_is_bumped_to_a_number(tmp_path: Path) -> None:
+    from scriptorium.core.sessions.index import bump_generation, fingerprint
+
+    d = tmp_path / "s"
+    (d / ".scriptorium").mkdir(parents=True)
+    bump_generation(d)
+    assert (d / ".scriptorium/gen").read_bytes() == b"1"
+    for old, new in ((b"99", b"100"), (b"0000123", b"124"), (b"junk!", b"1"), (b"", b"1")):
+        (d / ".scriptorium/gen").write_bytes(old)
+        bump_generation(d)
+        assert (d / ".scriptorium/gen").read_bytes() == new
+        assert fingerprint(d)[3] == int(new)
+    (tmp_path / "fresh").mkdir()
+    bump_generation(tmp_path / "fresh")  # no .scriptorium/ yet: made
+    assert (tmp_path / "fresh/.scriptorium/gen").read_bytes() == b"1"
+
+
+def test_a_mark_after_a_checkpoint_syncs_the_emptied_log_alone(tmp_path: Path, monkeypatch) -> None:
+    """A checkpoint empties the redo log but keeps its name: the next record needs no sync
+    of the folder (only a log created anew does)."""
+    from scriptorium.core.sessions import redo
+
+    store = SessionStore(tmp_path / "state")
+    wid = workspace_id(store.state_dir)
+    sid, ids = _session(store, 20)
+    mark_written(SessionStore(tmp_path / "state"), sid, ids[1:5], wid)
+    redo.checkpoint(store.session_dir(sid))
+    assert store.session_paths(sid).marks_redo.stat().st_size == 0
+    synced: list[str] = []
+    real_fsync, real_fdatasync = os.fsync, os.fdatasync
+    monkeypatch.setattr(os, "fsync", lambda fd: (synced.append(os.readlink(f"/proc/self/fd/{fd}")), real_fsync(fd))[1])
+    monkeypatch.setattr(os, "fdatasync",
+                        lambda fd: (synced.append(os.readlink(f"/proc/self/fd/{fd}")), real_fdatasync(fd))[1])
+    mark_written(SessionStore(tmp_path / "state"), sid, ids[5:9], wid)
+    assert synced == [str(store.session_paths(sid).marks_redo)]
