@@ -40,6 +40,12 @@ PYTHONPATH: `pip install --target DIR claude-agent-sdk`).
   first_open  a fresh process's first look at the 10,000-turn session, no index: ours
               pending(); the reference's get_branch (which any pending walk of it needs)
               with the marked ids taken from it, imports included
+  floors      open_floor_ms: every node file of that session read by bare os calls and
+              parsed by orjson (its import included), nothing else — what one open per
+              file costs on this disk; mark_io_floor_ms: a mark's file pattern for 20 other
+              turns in bare os calls (bench/store_paths.py's io_floor_ms: read, temps, one
+              fdatasynced log record, renames). Beside the reference's figures they say
+              how far below 0.2 the disk alone allows
 
 Ratios are ours / the reference's (≤ 0.2 is issue 30's target), wall time; CPU beside.
 Usage: python bench/reference_paths.py --reference DIR [--site DIR] [--batches N]
@@ -74,6 +80,8 @@ RATIOS = {  # ratio name -> (ours, reference's)
     "core": ("core_ms", "ref_core_ms"),
     "write": ("write_ms", "ref_write_ms"),
     "first_open": ("first_open_ms", "ref_first_open_ms"),
+    "open_floor": ("open_floor_ms", "ref_first_open_ms"),  # the best any one-open-per-file reader can do here
+    "mark_io_floor": ("mark_io_floor_ms", "ref_mark_call_ms"),  # a mark's file pattern alone, no Python of ours
 }
 
 # --- our children (sys and time are loaded before user code; json after the clock stops) ---
@@ -99,6 +107,25 @@ pending(SessionStore(sys.argv[1]), sys.argv[2], workspace=sys.argv[3])
 t2, c2 = time.perf_counter(), time.process_time()
 import json
 print(json.dumps({"ms": (t2 - t) * 1000, "cpu_ms": (c2 - c) * 1000}))
+"""
+# The floor of a first open on this disk: every node file of the session read once by
+# bare os calls (open, fstat, read, close) and parsed by orjson, its import included — no
+# project module, no entry built, nothing saved. What any one-open-per-file reader pays.
+OPEN_FLOOR = """
+import sys, time
+t, c = time.perf_counter(), time.process_time()
+import os, orjson
+history = sys.argv[1]
+n = 0
+for name in os.listdir(history):
+    fd = os.open(f"{history}/{name}", os.O_RDONLY)
+    st = os.fstat(fd)
+    orjson.loads(os.read(fd, st.st_size + 1))
+    os.close(fd)
+    n += 1
+t2, c2 = time.perf_counter(), time.process_time()
+import json
+print(json.dumps({"ms": (t2 - t) * 1000, "cpu_ms": (c2 - c) * 1000, "files": n}))
 """
 # --- the reference's children: its own functions, called as its callers call them ---
 REF_MARK = """
@@ -242,6 +269,8 @@ def measure(tmp: Path, reference: Path, site: Path | None, batches: int) -> dict
         ids = [store.append(sid, "user" if i % 2 == 0 else "assistant", f"{i} {TEXT}").id for i in range(10_000)]
     wid = workspace_id(big)
     index = store.session_paths(sid).index
+    history = str(store.session_paths(sid).history)
+    names = [store.entry(sid, n).filename for n in ids]  # the mark's io floor rewrites files by name
     sessions = str(big / "sessions")
     # The demo state's memory (core), and a copy the reference renders into (it writes core.md).
     demo = tmp / "demo"
@@ -314,6 +343,9 @@ def measure(tmp: Path, reference: Path, site: Path | None, batches: int) -> dict
         os.sync()
         got = child(MARK_AFTER_READ, ours_env, str(big), sid, ",".join(ids[base + 80:base + 100]), wid)
         note("mark_after_read_ms", got["ms"], got["cpu_ms"])
+        os.sync()
+        got = child(store_paths.IO_FLOOR, ours_env, history, ",".join(names[base + 100:base + 120]))
+        note("mark_io_floor_ms", got["ms"], got["cpu_ms"])
         bare()
         wall, used, _ = run(core_cmd, ours_env)
         note("core_ms", wall * 1000, used * 1000)
@@ -325,6 +357,9 @@ def measure(tmp: Path, reference: Path, site: Path | None, batches: int) -> dict
         got = child(REF_OPEN, ref_env, sessions, sid, wid)
         assert got["rows"] > 10_000 - 10, got
         note("ref_first_open_ms", got["ms"], got["cpu_ms"])
+        got = child(OPEN_FLOOR, ours_env, history)
+        assert got["files"] > 10_000, got
+        note("open_floor_ms", got["ms"], got["cpu_ms"])
         bare()
         note("write_ms", ours_write(r + 1))
         note("ref_write_ms", ref_write(r + 1))
