@@ -750,7 +750,7 @@ def _working_step(sentence: str) -> bool:
         return False
     if _NARRATION.match(sentence) or _STEP.match(sentence) or _LET_ME.search(sentence) or _RUNNING.match(sentence):
         return True
-    size = len(sentence.split())
+    size = len(_FILLER_INSIDE.sub("", sentence).split())  # "That's just the notification ...": "just" says nothing
     if size <= _STATUS_WORDS and _COMPLETE.match(sentence):
         return True
     return (size <= _STATUS_WORDS and bool(_STATUS.search(sentence)) or size <= 10 and bool(_DONE.search(sentence))

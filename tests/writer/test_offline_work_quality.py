@@ -119,6 +119,14 @@ def test_a_rule_said_again_in_another_session_is_in_the_core_once(pi_twice):
     assert len(core) == len(set(core)), core
 
 
+def test_a_status_line_with_a_filler_word_is_still_a_status_line(tmp_path):
+    """spotter's "That's just the notification for the test run that already completed
+    earlier — all 31 tests passed.": without "just" a status line of 16 words."""
+    text = _text(_written(*_imported(tmp_path, "claude-code", CODING / "claude-code__marot_spotter__"
+                                                                    "fa812bfe-b295-4cca-9c2f-fdf01028cb46.jsonl")))
+    assert "all 31 tests passed" not in text
+
+
 def test_a_task_keeps_what_it_changed(tmp_path):
     """"2. **spotter-dov.2** — Upgraded TranscriptRenderer" with its indented items (what
     the task changed) is one sentence, not the task's title alone."""
