@@ -778,7 +778,7 @@ _MARKUP = re.compile(r"~~\w|<(?:u|s|b|i|em|strong|mark|sub|sup|del|ins|kbd)>", r
 
 
 # a sentence about the one before it ("If that's the case, ...", "If yes → ..."), or asking without a "?"
-_IF_SO = re.compile(r"^(?:if (?:that's|that is|this is|so|yes|not|true)\b|in that case\b|if that's the case\b)", re.I)
+_IF_SO = re.compile(r"^(?:if (?:that's|that is|this is)\b|if (?:so|yes|not)\s*[,→:-]|in that case\b)", re.I)  # not "If not set, ..."
 _ASKING = re.compile(r"^(?:do|does|did|is|are|can|could|should|would|will|shall)\s+(?:it|we|you|i|this|that|there|they)\s"
                      r"(?!.*\b(?:because|since)\b)", re.I)
 

@@ -171,3 +171,17 @@ def test_codex_a_theory_a_later_finding_disproved_is_not_kept(tmp_path):
     text = _text(_written(store, sid))
     assert "belongs in the generated `opencode.json` file" in text
     assert "so this likely means adding the default compaction setting" not in text, text
+
+
+def test_a_condition_of_its_own_is_kept_and_one_on_the_sentence_before_is_not(tmp_path):
+    from .conftest import chain
+
+    store = SessionStore(tmp_path / "state")
+    sid = store.create_session("work", meta={"source": "claude-code", "cwd": "/home/u/shop"})
+    chain(store, sid, ["u1", "a1"], text={
+        "u1": "Which port does the dev server use?",
+        "a1": "If not set, the dev server listens on port 1100 from `config/dev.exs`. "
+              "If that's the case, it's a cache bug, not our code."}.__getitem__)
+    text = _text(_written(store, sid))
+    assert "If not set, the dev server listens on port 1100" in text
+    assert "cache bug" not in text
