@@ -23,6 +23,8 @@ from datetime import date, timedelta
 
 from .keywords import COMMON_WORDS, FILLER, content_words, is_content, keyphrases, phrases, stem
 from .people import compact, concrete, keeps_company
+from .standing import APOLOGY, is_identity, is_rule, without_anger
+from .steps import ADVICE, DIRECTING, PROCESS, first_word
 
 MAX_BLOCK_SENTENCES = 6  # a block of notes sharing a subject
 MAX_BLOCK_WORDS = 80  # a working session's block never grows past it: a note that would starts the next block
@@ -102,47 +104,6 @@ _QUOTE = re.compile(r"^\s*(?:>\s?)+")  # a markdown blockquote's marks
 _CHECKBOX = re.compile(r"^\s*(?:[-*+]|\d+[.)])?\s*\[[ xX✓]?\]\s")
 _HEADER_LINE = re.compile(r"^\s*(?:\*\*[^*]+\*\*|__[^_]+__)\s*:?\s*$")  # a reasoning header or a bold label
 _EMPHASIS = re.compile(r"\*\*|__(?=\w)|(?<=\w)__")
-_IDENTITY = re.compile(r"\b(?:my name is|i am an? |i'm an? |i work as|i live in|i'm from|i am from|years old|"
-                       r"allergic to|i'm vegetarian|i'm vegan)", re.I)
-_PREFERENCE = re.compile(r"\b(?:i prefer|my favou?rite|i always|i never)\b", re.I)
-# A standing rule or preference, anywhere in what the user said: "invalid themes must NEVER
-# explode", "no console logs!", "i would only want e2e tests for AgentSession"
-_RULE = re.compile(
-    r"\b(?:must|mustn't|must not|from now on|should (?:never|always|not)|"
-    r"(?:^|(?<=[,;(]\s)|(?<=\band\s)|(?<=\bplease\s))(?:don't|do not) (?!think|know|tink|understand|see|get|care|"
-    r"remember|like|mind|want)|"
-    r"(?:i|we)(?: would|'d)? only (?:want|use|allow|run|write)|only (?:ever|use|allow)|i(?: would|'d)? prefer|"
-    r"prefer to|i want you to always|avoid)\b|\bno [\w .'/-]{2,40}!", re.I)
-# "always"/"never" as a rule: an imperative ("never log secrets"), after a modal or a person
-# ("we always squash"); "hitting /clear always creates a file" tells how a thing behaves
-_ALWAYS = re.compile(r"(?:^|[,;:(]\s*|\b(?:please|and|but|so|you|we|i|must|should|will|would|to|can|could|shall)\s+)"
-                     r"(?:always|never)\b", re.I)
-# a value the user holds: "performance is crucial", "important not to commit until the final step",
-# "it's essential that the API stays backward compatible"
-_MATTERS = re.compile(
-    r"\b(?:is|are)\s+(?:(?:very|really|super|extremely|absolutely)\s+)?(?:crucial|critical|essential|paramount|vital|"
-    r"mandatory|non-negotiable|important|a must|(?:a |the )?top priority)\b|"
-    r"^(?:(?:very|really|super|extremely)\s+)?(?:important|crucial|critical|essential)[:,]?\s+(?:(?:not|never)\s+)?"
-    r"(?:to|that)\b", re.I)
-_MATTERS_LEAD = re.compile(r"^(?:it's|it is)\s+(?:(?:very|really|super|extremely)\s+)?(?:crucial|critical|essential|"
-                           r"important|vital)\s+(?:(?:not|never)\s+)?(?:to|that)\b", re.I)
-# a rule about the matter in hand ("the issue must be addressed", "option 1 must go"): the
-# core's reader cannot see which one (a pronoun at the sentence's start, or such a noun in any clause)
-_DEICTIC = re.compile(r"^(?:(?:however|but|and|so|also)\s+)?(?:(?:the|this|that)\s+(?:(?:main|current|first|second|"
-                      r"last|new|old)\s+)?(?:issue|problem|bug|task|fix|plan|proposal|changes?|pr|error|solution|"
-                      r"approach|idea|question|result|output|option|step)\b|option\s+\w+\b)", re.I)
-_DEICTIC_PRONOUN = re.compile(r"^(?:this|that|it|these|those)\b", re.I)
-_CHATTER_DONT = frozenset({"worry", "bother", "mind", "forget", "stop", "go", "wait", "panic", "care", "know", "think"})
-# the user's anger is not memory: intensifiers go; a clause that insults is dropped
-_CURSE_WORDS = re.compile(r"\s*\b(?:fucking|fuckin|freaking|bloody|omfg|wtf|jesus|damn|goddamn|dude|my dude)\b[,!]*",
-                          re.I)
-_INSULT = re.compile(r"\b(?:fuck\w*|shit\w*|idiot\w*|stupid|dumb\w*|crap\w*|moron\w*|sucks?|lobotomi\w*|"
-                     r"horrible|garbage)\b", re.I)
-_HEDGE = re.compile(r"\b(?:i (?:think|believe|feel|suppose|guess|assume|would assume)|seems?|looks like|maybe|"
-                    r"perhaps|probably|i'm not sure|not sure)\b", re.I)
-_PASTED = re.compile(r"\b(?:error|exception|failed|traceback|warning)\b|/\S{30,}", re.I)  # an error pasted, a long path
-_APOLOGY = re.compile(r"\b(?:sorry|apologi[sz]e\w*|my bad|my mistake)\b", re.I)
-_NOT_IDENTITY = re.compile(r"\b(?:i'?m an? (?:bit|little|lot|huge|big|fan)|i am an? (?:bit|little|lot))", re.I)
 _COMMON = COMMON_WORDS
 
 # "I <verb>" becomes "<name> <verb>s" for these common present-tense verbs
@@ -410,8 +371,8 @@ def names_a_component(phrase: str) -> bool:
     """Whether a phrase can name a component's topic in a working session: not one word any
     session says (`file`, `issue`) nor a bare verb (`track`, `clear`)."""
     words = phrase.casefold().split()
-    return not (len(words) == 1 and (words[0] in _GENERIC_WORK or words[0] in _DIRECTING or words[0] in _PROCESS
-                                     or words[0] in _ADVICE))
+    return not (len(words) == 1 and (words[0] in _GENERIC_WORK or words[0] in DIRECTING or words[0] in PROCESS
+                                     or words[0] in ADVICE))
 
 
 def _keyable(word: str, names: set[str]) -> bool:
@@ -520,7 +481,7 @@ def _item(line: str, listed: bool) -> str | None:
     pair = _PAIR.match(bare)
     value = bare[pair.end():] if pair else ""
     key = pair.group(1).casefold() if pair else ""
-    if key in _DIRECTING or key in _PROCESS or key in _ADVICE:  # "Search: `x`" says what to do, not what search is
+    if key in DIRECTING or key in PROCESS or key in ADVICE:  # "Search: `x`" says what to do, not what search is
         return bare
     if pair and len(value.split()) <= 4 and not _AUXILIARY.search(value):  # "`accent`: `#8abeb7`" -> "`accent` is `#8abeb7`"
         return f"{pair.group(1)}{pair.group(2)} is {value}"
@@ -553,14 +514,14 @@ def _note(sentence: str, turn: Turn) -> Note | None:
     if sentence and not turn.work:
         sentence = compact(sentence)
     if sentence and turn.role == "user":
-        sentence = _without_anger(sentence)
-    if not sentence or _APOLOGY.search(sentence) and len(sentence.split()) < 12:
+        sentence = without_anger(sentence)
+    if not sentence or APOLOGY.search(sentence) and len(sentence.split()) < 12:
         return None
     speakers = {turn.speaker.casefold(), turn.other.casefold()}
     words = [w for w in content_words(sentence) if w not in _COMMON and (turn.work or w not in speakers)]
     named = any(w[:1].isupper() and not _is_name(w.casefold(), speakers) for w in _WORD.findall(sentence)[1:])
     timed = bool(_RELATIVE.search(sentence)) and any(w not in _COMMON for w in content_words(_RELATIVE.sub("", sentence)))
-    ruled = turn.work and turn.role == "user" and _is_rule(sentence)  # "Don't overcomplicate.": short, and a rule
+    ruled = turn.work and turn.role == "user" and is_rule(sentence)  # "Don't overcomplicate.": short, and a rule
     if len(words) < MIN_CONTENT_WORDS and not (words and (_specific(sentence) or named or timed or ruled)):
         return None
     if _REACTION.match(sentence) and not _specific(sentence):  # "Sounds like a blast!": the listener's echo
@@ -593,7 +554,7 @@ def _note(sentence: str, turn: Turn) -> Note | None:
     if turn.work and (sentence.count("`") % 2 or sentence.count("(") != sentence.count(")")):
         return None  # a piece of a line cut inside code or a parenthesis: no whole sentence
     core = turn.role == "user" and (
-        bool(_IDENTITY.search(sentence) or _PREFERENCE.search(sentence)) and not _NOT_IDENTITY.search(sentence)
+        is_identity(sentence)
         or ruled)
     size = len(sentence.split())
     if turn.work and turn.role == "assistant" and not (_specific(sentence) or _MIXED_CASE.search(sentence)
@@ -620,33 +581,11 @@ def _note(sentence: str, turn: Turn) -> Note | None:
     return Note(text, turn, core, subject, content_words(text))
 
 
-# The user's requests in a working session. One that asks for a step of the work ("Read
-# main.ts in full", "Run bd show x", "Start with the first ready task") is done when the
-# session ends; one that says what to make ("Copy the tui components to modes/interactive")
-# is kept, said as the user's request so it reads as a sentence with its subject.
-_DIRECTING = frozenset("""
-add update replace close fix create remove rename move write implement mark build merge extract wire register apply
-install edit delete refactor rewrite restore revert use make keep put copy change set call split combine consolidate
-port convert document prepare design track store send include ensure modify integrate return export import adjust
-switch drop pass cut limit simplify extend expose hide rework migrate
-""".split())
-_PROCESS = frozenset("""
-read run check look continue proceed start try go wait stop see explain tell show analyze analyse review explore
-investigate search find think ultrathink commit push stage verify test open let give summarize summarise list print
-figure debug compare describe clarify answer work do tackle focus
-""".split())
-
-
+# The user's requests in a working session (the verbs: steps.py).
 _LEADING_FILLER = re.compile(r"^(?:(?:ok(?:ay)?|alright|all right|so|then|well|cool|perfect|nice|yes|yeah|hm+|please|"
                              r"let's|lets|let us)\b[,!.]*\s+)+(?=[a-z])", re.I)
 # a short reply whose subject was the other's turn: "yes need to be fully clean", "should be dimmer"
 _SUBJECTLESS = re.compile(r"^(?:needs? to|has to|have to|should|must|shall|would|could|can)\b", re.I)
-_ADVICE = frozenset({"search", "toggle", "try", "click", "press", "select", "navigate", "scroll", "type", "enter"})
-
-
-def _first_word(text: str) -> str:
-    first = _WORD.match(text)
-    return first.group(0).casefold() if first else ""
 
 
 def _request(sentence: str) -> str | None:
@@ -660,15 +599,15 @@ def _request(sentence: str) -> str | None:
     sentence = _LEADING_FILLER.sub("", sentence) or sentence  # "ok write markdown, ..." asks as "write markdown"
     first = _WORD.match(sentence)
     verb = first.group(0).casefold() if first else ""
-    if verb in _DIRECTING and _specimen(sentence[first.end():] if first else ""):
+    if verb in DIRECTING and _specimen(sentence[first.end():] if first else ""):
         return None  # "write markdown, including code, tables, lists nested": a sample to look at
     if re.search(r"\b(?:via|in|with|using) (?:bash|the shell|a shell|the terminal)\b", sentence, re.I):
         return None  # "sleep 5 seconds via bash": a command to run then
     if _SUBJECTLESS.match(sentence) and len(sentence.split()) < 8 and not _specific(sentence):
         return None  # "Need to be fully clean.": of what, the question before said
-    if verb in _PROCESS or any(_first_word(c) in _PROCESS for c in re.split(r"[,;]\s*", sentence)[1:]):
+    if verb in PROCESS or any(first_word(c) in PROCESS for c in re.split(r"[,;]\s*", sentence)[1:]):
         return None  # "I undid your changes, try again": what to do next in that session
-    if verb in _DIRECTING and first is not None and first.start() == 0:
+    if verb in DIRECTING and first is not None and first.start() == 0:
         return f"I asked to {sentence[:1].lower()}{sentence[1:]}"
     return sentence
 
@@ -681,40 +620,6 @@ _REACTION = re.compile(
     r"(?:great|awesome|amazing|cool|nice|wonderful|sweet|lovely|fantastic|incredible|inspiring|beautiful|"
     r"impressive|fun|exciting|a great|an amazing|an awesome|a wonderful)\b|^good (?:for|luck|job)|^keep (?:it up|going)|"
     r"^(?:i'm|i am) (?:so )?(?:glad|happy|proud|sorry|thrilled)|^you (?:should be|must be|deserve)|^take care", re.I)
-def _is_rule(sentence: str) -> bool:
-    """A standing rule or preference of the user's (never a question, an apology, or a
-    sentence about "this"/"that" the reader of the core cannot see). Its words anywhere in
-    the sentence: must, never, always (as a rule, not how a thing behaves), don't, no X!,
-    only, prefer, avoid; a value held ("performance is crucial", "important not to commit
-    until the final step"); a two-word "Don't overcomplicate."."""
-    words = sentence.split()
-    if sentence.endswith(("?", "？")) or _APOLOGY.search(sentence):
-        return False
-    if len(words) < 3 and not (len(words) == 2 and re.match(r"(?i)(?:don't|do not|never)\s+[a-z]{4,}[.!]*$", sentence)
-                               and words[1].strip(".!").casefold() not in _CHATTER_DONT):
-        return False
-    if _HEDGE.search(sentence) or _PASTED.search(sentence) or sentence.count("`") >= 4:
-        return False
-    if any(_first_word(c) in _PROCESS for c in re.split(r"[,;]\s*", sentence)):
-        return False  # "don't modify the theme, look into the footer sources": what to do now, not a rule
-    clauses = [c.strip() for c in re.split(r"[,;]\s*|:\s+|\s+(?:—|–|-)\s+", sentence) if c.strip()]
-    ruling = [c for c in clauses if _RULE.search(c) or _ALWAYS.search(c) or _MATTERS.search(c) or _MATTERS_LEAD.match(c)]
-    if _DEICTIC_PRONOUN.match(sentence) and not _MATTERS_LEAD.match(sentence):
-        return False  # "That must never happen" alone: the core's reader cannot see what
-    # a rule clause about the matter in hand ("the issue must be addressed") is none
-    return any(_MATTERS_LEAD.match(c) or not _DEICTIC.match(c) for c in ruling)
-
-
-def _without_anger(sentence: str) -> str:
-    """The sentence without curses, and without its clauses that insult."""
-    sentence = _CURSE_WORDS.sub("", sentence).strip(" ,")
-    if not _INSULT.search(sentence):
-        return sentence
-    clauses = re.split(r"(?<=[,;])\s+|\s+(?:—|–|-)\s+", sentence)
-    kept = [c for c in clauses if not _INSULT.search(c)]
-    return " ".join(kept).strip(" ,;") if kept else ""
-
-
 _RUNNING = re.compile(r"^(?:`[^`]+`|the (?:build|tests?|suite|linter|check))\s+(?:is|are) (?:now )?(?:running|building|"
                       r"compiling|in progress)\b", re.I)  # "`npm run build` is running now to catch ..."
 _NEEDS = re.compile(r"^(?:so,? )?(?:(?:i|we) )?(?:still |also )?need to (?!check|look|read|see|find|investigate|explore|"
@@ -731,7 +636,7 @@ def _after_narration(sentence: str) -> str:
     tail = tail.strip()
     if not colon or len(tail.split()) < MIN_WORK_WORDS or not _VERBISH.search(tail) or _working_step(tail):
         return ""
-    if _first_word(tail) in _PROCESS or _first_word(tail) in _ADVICE:  # "Check GPU acceleration: Search: `x`; Try ...": steps
+    if first_word(tail) in PROCESS or first_word(tail) in ADVICE:  # "Check GPU acceleration: Search: `x`; Try ...": steps
         return ""
     return tail[:1].upper() + tail[1:]
 
