@@ -47,7 +47,7 @@ from pathlib import PurePosixPath
 from ..memory.core_render import CORE_TOPIC
 from ..memory.topics import Paragraph, TopicDoc, parse_cached, parse_topic
 from .keywords import content_words, stem
-from .split import _Part, _relinked, _render, _tidy
+from .split import Part, relinked, render_part, tidy
 
 PEOPLE = "people"
 SMALL = 5  # rule 3: a topic of at most this many blocks is small (a split's parts are far larger)
@@ -285,11 +285,6 @@ def plan_gathering(texts: dict[str, str]) -> Gathering:
     return Gathering(merges, moves)
 
 
-def apply_merges(texts: dict[str, str], merges: list[Merge]) -> dict[str, str | None]:
-    """The new text of every topic the merges change (None: the topic goes)."""
-    return apply_gathering(texts, Gathering(merges, {}))
-
-
 def apply_gathering(texts: dict[str, str], gathering: Gathering) -> dict[str, str | None]:
     """The new text of every topic a gathering changes (None: the topic goes)."""
     merges, moves = gathering.merges, gathering.moves
@@ -299,20 +294,20 @@ def apply_gathering(texts: dict[str, str], gathering: Gathering) -> dict[str, st
     moved = {bid: m.target for m in merges for b in docs[m.source].blocks for bid in b.ids}
     moved.update({bid: target for bid, (_, target) in moves.items()})
     leaving: dict[str, list[Paragraph]] = {}
-    arriving: dict[str, list[tuple[TopicDoc, _Part]]] = {}
+    arriving: dict[str, list[tuple[TopicDoc, Part]]] = {}
     for m in merges:
         doc = docs[m.source]
         title = doc.headings[0] if doc.headings and doc.headings[0].level == 1 \
             and doc.headings[0].index < doc.blocks[0].start else None
         start = title.index + 1 if title is not None else 0
-        arriving.setdefault(m.target, []).append((doc, _Part(m.target, None, start, len(doc.lines), 0,
+        arriving.setdefault(m.target, []).append((doc, Part(m.target, None, start, len(doc.lines), 0,
                                                              list(doc.blocks))))
     for rel in dict.fromkeys(source for source, _ in moves.values()):
         for block in docs[rel].blocks:
             if block.block_id in moves:
                 target = moves[block.block_id][1]
                 leaving.setdefault(rel, []).append(block)
-                arriving.setdefault(target, []).append((docs[rel], _Part(target, None, block.start, block.end, 0,
+                arriving.setdefault(target, []).append((docs[rel], Part(target, None, block.start, block.end, 0,
                                                                          [block])))
     out: dict[str, str | None] = {m.source: None for m in merges}
     for rel, doc in docs.items():
@@ -320,13 +315,13 @@ def apply_gathering(texts: dict[str, str], gathering: Gathering) -> dict[str, st
             continue
         text = without_blocks(doc, leaving[rel]) if rel in leaving else texts[rel]
         if "#^" in text:
-            text = _relinked(parse_topic(rel, text) if rel in leaving else doc, moved)
+            text = relinked(parse_topic(rel, text) if rel in leaving else doc, moved)
         if rel in arriving:
             have = set(parse_topic(rel, text).definitions)
             text = text.rstrip("\n")
             for source, part in arriving[rel]:
                 lines = []
-                for line in _render(source, part, moved).split("\n"):
+                for line in render_part(source, part, moved).split("\n"):
                     d = _DEFINITION.match(line)
                     if d and d.group(1) in have:
                         continue
@@ -334,7 +329,7 @@ def apply_gathering(texts: dict[str, str], gathering: Gathering) -> dict[str, st
                         have.add(d.group(1))
                     lines.append(line)
                 text += "\n\n" + "\n".join(lines)
-            text = _tidy(text.split("\n"))
+            text = tidy(text.split("\n"))
         if text != texts[rel]:
             out[rel] = text
     return out

@@ -48,7 +48,9 @@ def split_chars(state_dir: Path) -> int:
 
 
 @dataclass
-class _Part:
+class Part:
+    """Lines of a topic and the file they go to: a split's part, or blocks sleep gathers (gather.py)."""
+
     path: str  # where the part goes (relative to topics/)
     title: str | None  # the new file's title; None: the lines keep the original title
     start: int  # the original lines [start, end) it takes
@@ -91,7 +93,7 @@ def plan_split(texts: dict[str, str], limit: int) -> SplitPlan:
 def _split_pass(texts: dict[str, str], limit: int) -> dict[str, list[str]]:
     """Split each overgrown topic once, in place in `texts`; the parts each became."""
     taken = set(texts)
-    plans: dict[str, tuple[TopicDoc, list[_Part]]] = {}
+    plans: dict[str, tuple[TopicDoc, list[Part]]] = {}
     moved: dict[str, str] = {}  # block id -> the topic it moves to
     for rel in sorted(texts):
         if rel == CORE_TOPIC or len(texts[rel]) <= limit:
@@ -116,11 +118,11 @@ def _split_pass(texts: dict[str, str], limit: int) -> dict[str, list[str]]:
     for rel, (doc, found) in plans.items():
         del texts[rel]
         for part in found:
-            texts[part.path] = _render(doc, part, moved)
+            texts[part.path] = render_part(doc, part, moved)
         out[rel] = [p.path for p in found]
     for rel in sorted(set(texts) - {p.path for _, found in plans.values() for p in found}):
         if "#^" in texts[rel]:
-            texts[rel] = _relinked(parse_topic(rel, texts[rel]), moved)
+            texts[rel] = relinked(parse_topic(rel, texts[rel]), moved)
     return out
 
 
@@ -137,7 +139,7 @@ def _folder(rel: str) -> str:
     return rel[: -len(".md")]
 
 
-def _sections(doc: TopicDoc) -> list[_Part]:
+def _sections(doc: TopicDoc) -> list[Part]:
     """One part per top section holding blocks, plus the blocks before the first
     section (they stay); [] when that is fewer than two parts."""
     first_block = doc.blocks[0].start
@@ -148,17 +150,17 @@ def _sections(doc: TopicDoc) -> list[_Part]:
         return []
     level = min(h.level for h in inner)
     tops = [h for h in inner if h.level == level]
-    parts = [_Part(doc.path, None, 0, tops[0].index)]
+    parts = [Part(doc.path, None, 0, tops[0].index)]
     for k, h in enumerate(tops):
         end = tops[k + 1].index if k + 1 < len(tops) else len(doc.lines)
-        parts.append(_Part(f"{_folder(doc.path)}/{slug(h.title)}.md", h.title, h.index + 1, end, level - 1))
+        parts.append(Part(f"{_folder(doc.path)}/{slug(h.title)}.md", h.title, h.index + 1, end, level - 1))
     for part in parts:
         part.blocks = [b for b in doc.blocks if part.start <= b.start < part.end]
     parts = [p for p in parts if p.blocks]
     return parts if len(parts) >= 2 else []
 
 
-def _runs(doc: TopicDoc, limit: int) -> list[_Part]:
+def _runs(doc: TopicDoc, limit: int) -> list[Part]:
     """Consecutive runs of blocks of about half the limit each: the first stays, each
     later one is named after the word that sets it apart."""
     blocks = doc.blocks
@@ -180,9 +182,9 @@ def _runs(doc: TopicDoc, limit: int) -> list[_Part]:
         start = 0 if k == 0 else run[0].start
         end = runs[k + 1][0].start if k + 1 < len(runs) else len(doc.lines)
         if k == 0:
-            parts.append(_Part(doc.path, None, start, end, 0, run))
+            parts.append(Part(doc.path, None, start, end, 0, run))
         else:
-            parts.append(_Part(f"{_folder(doc.path)}/{slug(names[k])}.md", _titled(names[k]), start, end, 0, run))
+            parts.append(Part(f"{_folder(doc.path)}/{slug(names[k])}.md", _titled(names[k]), start, end, 0, run))
     return parts
 
 
@@ -224,7 +226,7 @@ def _run_names(doc: TopicDoc, runs: list[list[Paragraph]]) -> list[str]:
 # -- writing a part -------------------------------------------------------------------------
 
 
-def _render(doc: TopicDoc, part: _Part, moved: dict[str, str]) -> str:
+def render_part(doc: TopicDoc, part: Part, moved: dict[str, str]) -> str:
     """The part's lines as a topic of its own: title, blocks relinked, the definitions
     its blocks cite (in place when they are in its lines, else after them), headings raised."""
     cited = dict.fromkeys(c.id for b in part.blocks for c in b.citations)
@@ -257,10 +259,10 @@ def _render(doc: TopicDoc, part: _Part, moved: dict[str, str]) -> str:
     missing = [doc.definitions[c] for c in cited if c not in placed and c in doc.definitions]
     if missing:
         out += ["", *(_rebased_definition(doc.lines[d.index], d, doc.path, part.path) for d in missing)]
-    return _tidy(out)
+    return tidy(out)
 
 
-def _tidy(lines: Iterable[str]) -> str:
+def tidy(lines: Iterable[str]) -> str:
     """No run of blank lines, none at either end."""
     out: list[str] = []
     for line in lines:
@@ -272,7 +274,7 @@ def _tidy(lines: Iterable[str]) -> str:
     return "\n".join(out) + "\n"
 
 
-def _relinked(doc: TopicDoc, moved: dict[str, str]) -> str:
+def relinked(doc: TopicDoc, moved: dict[str, str]) -> str:
     """A topic that stays where it is, its links to moved blocks repointed."""
     text = doc.text
     for p in reversed(doc.paragraphs):
