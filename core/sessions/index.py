@@ -33,6 +33,7 @@ from .nodes import FILENAME_RE, Node, checked_fields, classify, text_of
 from .paths import GENERATION_REL, SessionPaths
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
     from typing import Any
 
 INDEX_VERSION = 1
@@ -244,18 +245,20 @@ def _read_entries(history: str, names: list[str], fast: bool) -> list[IndexEntry
     return out
 
 
-def _read_entries_no_gc(history: str, names: list[str], fast: bool) -> list[IndexEntry]:
-    """`_read_entries` with the cyclic garbage collector paused: reading makes no cycles
-    (parsed payloads are freed by their counts), but its allocations would trigger a
-    collection every 700 of them, each walking the entries read so far — ~9% of a first
-    open of 10,000 files."""
-    if not gc.isenabled() or len(names) < GC_PAUSE_FILES:
-        return _read_entries(history, names, fast)
-    gc.disable()
+@contextlib.contextmanager
+def _collector_paused(count: int) -> Iterator[None]:
+    """The cyclic garbage collector paused while `count` node files are read or rows
+    written: neither makes cycles (payloads and rows are freed by their counts), but their
+    allocations would trigger a collection every 700 of them, each walking the entries made
+    so far — ~9% of a first open of 10,000 files."""
+    paused = gc.isenabled() and count >= GC_PAUSE_FILES
+    if paused:
+        gc.disable()
     try:
-        return _read_entries(history, names, fast)
+        yield
     finally:
-        gc.enable()
+        if paused:
+            gc.enable()
 
 
 GC_PAUSE_FILES = 500  # below this many files the collector's passes cost nothing to speak of
@@ -402,7 +405,9 @@ class SessionIndex:
             unknown.append(name)  # a file we do not know: no stat before its read
         if unknown:
             changed = True
-            for e in _read_entries_no_gc(str(self.history), unknown, fast):
+            with _collector_paused(len(unknown)):
+                read = _read_entries(str(self.history), unknown, fast)
+            for e in read:
                 known = by_file.get(e.filename)
                 if known is not None and known.stat[1] == e.stat[1]:
                     e.tokens = known.tokens if e.is_record else 0
@@ -422,16 +427,10 @@ class SessionIndex:
         if not self.dirty:
             return
         entries = sorted(self.entries.values(), key=_SEQ)  # rows in seq order: a mark finds a batch's rows by short searches
-        paused = gc.isenabled() and len(entries) >= GC_PAUSE_FILES  # ten thousand rows make no cycle either
-        if paused:
-            gc.disable()
-        try:
+        with _collector_paused(len(entries)):
             doc = {"version": INDEX_VERSION, "fp": list(self.fp), "captured_ns": self.captured_ns,
                    "nodes": [e.to_row() for e in entries]}
             data = _dumps(doc, len(self.entries))
-        finally:
-            if paused:
-                gc.enable()
         self.index_path.parent.mkdir(exist_ok=True)
         try:
             atomic_write_bytes(self.index_path, data, durable=False)
