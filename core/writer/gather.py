@@ -43,6 +43,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import PurePosixPath
+from typing import Literal
 
 from ..memory.core_render import CORE_TOPIC
 from ..memory.topics import Paragraph, TopicDoc, parse_cached, parse_topic
@@ -355,10 +356,41 @@ def without_blocks(doc: TopicDoc, blocks: list[Paragraph]) -> str:
     return "\n".join(out).strip("\n") + "\n"
 
 
-def merged_topics(before: dict[str, bytes | None], after: dict[str, bytes | None]) -> tuple[list[str], list[str]]:
+@dataclass(frozen=True)
+class Gathered:
+    """One thing an edit gathered: a topic merged into another (`kind` "merge", its
+    blocks all gone to `target`) or `blocks` of a topic moved to another ("move")."""
+    kind: Literal["merge", "move"]
+    source: str  # topic paths under topics/, "a.md"
+    target: str
+    blocks: int
+
+    @property
+    def what(self) -> str:
+        """The object of the verb: "a.md into b.md", "2 block(s) of a.md to b.md"."""
+        if self.kind == "merge":
+            return f"{self.source} into {self.target}"
+        return f"{self.blocks} block(s) of {self.source} to {self.target}"
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.what}"
+
+
+def said(gathered: list[Gathered], preview: bool = False) -> str:
+    """"; merged a.md into b.md; moved 2 block(s) of …" ("would merge", "would move" for a
+    preview): how a sleep's message and the Sleep screen say what was gathered."""
+    out = ""
+    for kind in ("merge", "move"):
+        items = [g.what for g in gathered if g.kind == kind]
+        if items:
+            out += f"; {'would ' + kind if preview else kind + 'd'} {', '.join(items)}"
+    return out
+
+
+def merged_topics(before: dict[str, bytes | None], after: dict[str, bytes | None]) -> list[Gathered]:
     """What an edit gathered, whichever model made it (keys "topics/<rel>", as a
-    transaction's result holds them): the merges ("a.md into b.md": a topic removed whose
-    blocks now live in another) and the moves ("2 block(s) of a.md to b.md")."""
+    transaction's result holds them): the merges (a topic removed whose blocks now live in
+    another), then the moves (blocks of a topic that stays, now in another)."""
     def ids(path: str, data: bytes | None) -> set[str]:
         if data is None or not path.startswith("topics/"):
             return set()
@@ -368,11 +400,13 @@ def merged_topics(before: dict[str, bytes | None], after: dict[str, bytes | None
     was = {bid: p for p, data in before.items() if p in after for bid in ids(p, data)}
     now = {bid: p for p, data in after.items() for bid in ids(p, data)}
     went = Counter((was[bid], now[bid]) for bid in was if bid in now and now[bid] != was[bid])
-    merges, moves = [], []
+    merges: list[Gathered] = []
+    moves: list[Gathered] = []
     for (source, target), n in sorted(went.items()):
+        rel_source, rel_target = source.removeprefix("topics/"), target.removeprefix("topics/")
         if after.get(source) is None and target == max((t for s, t in went if s == source),
                                                        key=lambda t: (went[(source, t)], t)):
-            merges.append(f"{source.removeprefix('topics/')} into {target.removeprefix('topics/')}")
+            merges.append(Gathered("merge", rel_source, rel_target, n))
         elif after.get(source) is not None:
-            moves.append(f"{n} block(s) of {source.removeprefix('topics/')} to {target.removeprefix('topics/')}")
-    return merges, moves
+            moves.append(Gathered("move", rel_source, rel_target, n))
+    return merges + moves

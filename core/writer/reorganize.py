@@ -22,7 +22,7 @@ from ..outcome import Outcome, exit_code
 from .classify import classify
 from .counters import sleep_done
 from .editing import Rejected, changed_files, edit_with_repair
-from .gather import merged_topics
+from .gather import Gathered, merged_topics, said
 from .model import model_timeout, resolve_model
 from .progress import Cancelled, Monitor, Progress
 from .prompts import organize_task
@@ -52,11 +52,15 @@ class SleepResult:
     diff: str | None = None  # preview only
     preview: SleepPreview | None = None  # preview only: hand it to `install_preview`
     diagnostics: list[Diagnostic] = field(default_factory=list)  # why the organizer's edit was rejected
-    gathered: list[str] = field(default_factory=list)  # "merge a.md into b.md", "move 2 block(s) of c.md to c/d.md"
+    gathered: list[Gathered] = field(default_factory=list)  # what sleep merged and moved; JSON: "merge a.md into b.md"
 
     @property
     def exit_code(self) -> int:
         return exit_code(self.outcome)
+
+    def said_gathered(self, preview: bool = False) -> str:
+        """"; merged a.md into b.md; moved 2 block(s) of …" ("would …" for a preview)."""
+        return said(self.gathered, preview)
 
     def to_json(self) -> dict[str, Any]:
         doc: dict[str, Any] = {"outcome": self.outcome, "code": self.code, "message": self.message,
@@ -64,7 +68,7 @@ class SleepResult:
         if self.diff is not None:
             doc["diff"] = self.diff
         if self.gathered:
-            doc["gathered"] = self.gathered
+            doc["gathered"] = [str(g) for g in self.gathered]
         if self.diagnostics:
             doc["diagnostics"] = [d.to_json() for d in self.diagnostics]
         return doc
@@ -124,15 +128,15 @@ def organize(ws: Workspace, *, model: str, timeout: float, preview: bool = False
                                          tools=ORGANIZER_TOOLS, stage="organize", turns=0, timeout=timeout,
                                          monitor=monitor, reapply=(lambda t: apply_split(t, limit)) if preview else None)
     changed = changed_files(audit)
-    gathered = _gathered(result)
+    gathered = merged_topics(result.before, result.after)
     if preview:
         staged = SleepPreview(base, _staged_topics(result), {str(r["id"]): str(r["reason"]) for r in result.retired})
         return SleepResult("ok", "PREVIEW", f"preview: {len(changed)} topic file(s) would change"
-                           + _said(gathered, preview=True), changed, None, result.diff, staged, gathered=gathered)
+                           + said(gathered, preview=True), changed, None, result.diff, staged, gathered=gathered)
     if split is not None:
         changed = sorted(set(changed) | set(split[1].changed_topics))
         note = "; " + split[0].summary()
-    note += _said(gathered)
+    note += said(gathered)
     if not changed:
         return SleepResult("ok", "NO_CHANGE", "reorganized: nothing needed to change" + note)
     return SleepResult("ok", "REORGANIZED", f"reorganized {len(changed)} topic file(s){note}", changed,
@@ -171,25 +175,9 @@ def install_preview(state_dir: Path, preview: SleepPreview, *, is_global: bool =
     changed = result.changed_topics
     if not changed:
         return SleepResult("ok", "NO_CHANGE", "reorganized: nothing needed to change")
-    gathered = _gathered(result)
-    return SleepResult("ok", "REORGANIZED", f"reorganized {len(changed)} topic file(s)" + _said(gathered), changed,
+    gathered = merged_topics(result.before, result.after)
+    return SleepResult("ok", "REORGANIZED", f"reorganized {len(changed)} topic file(s)" + said(gathered), changed,
                        result.commit, gathered=gathered)
-
-
-def _gathered(result: TransactionResult) -> list[str]:
-    """What the edit gathered: "merge a.md into b.md", "move 2 block(s) of c.md to c/d.md"."""
-    merges, moves = merged_topics(result.before, result.after)
-    return [f"merge {m}" for m in merges] + [f"move {m}" for m in moves]
-
-
-def _said(gathered: list[str], preview: bool = False) -> str:
-    """"; merged a.md into b.md; moved 2 block(s) of …" ("would merge", "would move" for a preview)."""
-    out = ""
-    for verb in ("merge", "move"):
-        items = [g[len(verb) + 1:] for g in gathered if g.startswith(verb + " ")]
-        if items:
-            out += f"; {'would ' + verb if preview else verb + 'd'} {', '.join(items)}"
-    return out
 
 
 def _staged_topics(result: TransactionResult) -> dict[str, bytes | None]:

@@ -209,6 +209,10 @@ def test_a_sleep_preview_shows_the_merge_and_installs_it_only_when_asked(tmp_pat
     assert "would merge shop/stripe-charge.md into shop.md" in result.message
     assert result.to_json()["gathered"] == ["merge shop/stripe-charge.md into shop.md",
                                             "move 1 block(s) of shop.md to shop/search.md"]
+    assert [(g.kind, g.source, g.target) for g in result.gathered] == [
+        ("merge", "shop/stripe-charge.md", "shop.md"), ("move", "shop.md", "shop/search.md")]
+    assert result.said_gathered(preview=True) == ("; would merge shop/stripe-charge.md into shop.md"
+                                                  "; would move 1 block(s) of shop.md to shop/search.md")
     assert "--- a/topics/shop/stripe-charge.md" in result.diff and "+++ b/topics/shop.md" in result.diff
     assert any(line.startswith("+") and "Stripe charge that fails twice" in line for line in result.diff.splitlines())
     assert f"+See [the alert](shop.md#^{moved.block_id})" in result.diff

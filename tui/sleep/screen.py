@@ -206,8 +206,7 @@ class SleepScreen(Screen):
         await self.query_one(DiagnosticsPanel).show(
             diagnostics, None, f"{len(diagnostics)} problem{'s' if len(diagnostics) != 1 else ''}: nothing installed")
         if result.code == "PREVIEW":
-            would = "".join(f"; would {g}" for g in result.gathered)  # merge a.md into b.md, move 2 block(s) of …
-            progress.ended("✓", "$node-written", f"Preview ready: {files} topic file{plural} would change{would}", took)
+            progress.ended("✓", "$node-written", f"Preview ready: {files} topic file{plural} would change{result.said_gathered(preview=True)}", took)
             title.update(preview_title(result) if files else
                          untrusted_content("Preview — the organizer found nothing to change.", "bold"))
             self.query_one(DiffView).show(diff, "Nothing would change.")
