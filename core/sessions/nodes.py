@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 ROOT_ID = "ROOT"
-NODE_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$")
+NODE_ID_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}")  # whole string only: fullmatch (`$` takes a trailing newline)
 _SURROGATES = "[\ud800-\udfff]"  # compiled only when needed (`clean_text`'s last resort): ~0.3 ms of every import
 RUNTIME_SOURCES = frozenset({"job_followup", "merge_turn"})
 
@@ -26,7 +26,7 @@ ROLE_ALIASES = {"user": "user", "assistant": "llm", "llm": "llm", "system": "llm
 
 def valid_node_id(node_id: str) -> bool:
     """Ids become file names: no separators, no `.`/`..`, bounded length."""
-    return bool(NODE_ID_RE.match(node_id)) and node_id not in (".", "..")
+    return NODE_ID_RE.fullmatch(node_id) is not None and node_id not in (".", "..")
 
 
 def classify(node_id: str, role: str, name: str, metadata: dict[str, Any]) -> str:
@@ -202,4 +202,4 @@ def node_filename(seq: int, role: str, node_id: str) -> str:
     return f"{seq:04d}-{role[0]}-{node_id}.json"
 
 
-FILENAME_RE = re.compile(r"^(\d{4,})-([ulc])-(.+)\.json$")
+FILENAME_RE = re.compile(r"(\d{4,})-([ulc])-(.+)\.json\Z")  # match() anchors the start; \Z, not `$`: no trailing newline

@@ -151,9 +151,12 @@ def lost(session_dir: Path | str, only: set[str] | None = None) -> bool:
 def recover(session_dir: Path | str) -> int:
     """Under the session lock: rewrite, durably, every logged file a crash undid (the newest
     record of a file wins). Returns how many."""
-    history = f"{session_dir}/{HISTORY_REL}"
+    return _recover(f"{session_dir}/{HISTORY_REL}", read(session_dir))
+
+
+def _recover(history: str, entries: list[Entry]) -> int:
     newest: dict[str, Entry] = {}
-    for e in read(session_dir):
+    for e in entries:
         newest[e.filename] = e
     fixed = 0
     for e in newest.values():
@@ -184,12 +187,14 @@ def due(session_dir: Path | str) -> bool:
 
 
 def checkpoint(session_dir: Path | str) -> None:
-    """Under the session lock: recover, make every logged file durable, empty the log."""
-    recover(session_dir)
+    """Under the session lock: recover, make every logged file durable, empty the log (read
+    once: the recovery and the fsyncs take their names from the same records)."""
     history = f"{session_dir}/{HISTORY_REL}"
+    entries = read(session_dir)
+    _recover(history, entries)
     fds: list[int] = []
     try:
-        for name in {e.filename for e in read(session_dir, payloads=False)}:
+        for name in {e.filename for e in entries}:
             with contextlib.suppress(OSError):
                 fds.append(os.open(f"{history}/{name}", os.O_RDONLY | os.O_CLOEXEC))
         fsync_all(fds)
