@@ -709,7 +709,17 @@ def _code_like(sentence: str) -> bool:
         return True
     codey = sum(1 for t in tokens if t not in _ARROWS and _CODE_CHARS.search(t.strip("`").rstrip(",;.")) or t.startswith("--"))
     spans = re.findall(r"`([^`]*)`", sentence)
-    return codey * 2 > len(tokens) or any(len(span) > 60 for span in spans)
+    return codey * 2 > len(tokens) or any(len(span) > 60 and not _one_call(span) for span in spans)
+
+
+# `handle_event("transcript_view_toggle_tool_result_group", params, socket)`: a function and its arguments
+_CALL = re.compile(r"^[A-Za-z_][\w.:!?]*\((?:[^(){};=|&]|\([^(){};=|&]*\))*\)$")
+
+
+def _one_call(span: str) -> bool:
+    """A code span that is one call (a name and its arguments, no statement, block or
+    pipeline in it) names a symbol however long its arguments are."""
+    return len(span) <= 120 and bool(_CALL.match(span.strip()))
 
 
 def _specific(sentence: str) -> bool:
