@@ -69,7 +69,8 @@ class Filed:
 def project_name(cwd: str) -> str:
     """The project of a working directory: its last folder that is not a generic one (`src`,
     `repo`) nor the home folder's user name (`/Users/user/repo` → repo), or the repository a
-    worktree belongs to (`spotter-worktrees/x` → spotter, `spotter/.worktrees/x` → spotter)."""
+    worktree belongs to (`spotter-worktrees/x` → spotter, `spotter/.worktrees/x` → spotter); none for a
+    folder mkdtemp made (`/tmp/tmpqwh7888i`)."""
     parts = [p for p in PurePosixPath(cwd.replace("\\", "/")).parts if p not in ("/", "")]
     for i, part in enumerate(parts):
         if part.endswith("-worktrees") and len(part) > 10:
@@ -79,8 +80,18 @@ def project_name(cwd: str) -> str:
     if len(parts) >= 2 and parts[0].casefold() in ("users", "home"):  # /Users/<name>/repo: the name is the person's
         parts = parts[2:]
     folders = [p for p in parts if not p.startswith(".")]
+    if folders and _temporary(folders[-1]):  # a scratch folder (a test harness's run): no project
+        return ""
     named = [p for p in folders if p.casefold() not in _GENERIC_DIRS]
     return slug(named[-1]) if named else slug(folders[-1]) if folders else ""
+
+
+# a folder made by mkdtemp or mktemp (`/tmp/tmpqwh7888i`, `tmp.Xa3b9QdE1k`): no project's name
+_TEMPORARY = re.compile(r"^tmp[._-]?(?=[A-Za-z_]*\d)[A-Za-z0-9_]{6,12}$")
+
+
+def _temporary(folder: str) -> bool:
+    return bool(_TEMPORARY.match(folder))
 
 
 WORDS_PER_NEW_TOPIC = 2000  # at most one new topic per this many words of transcript
