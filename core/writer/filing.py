@@ -154,7 +154,7 @@ def plan(records: list[Record], context: Context, listed: list[str]) -> list[Fil
     words = sum(len(r.content.split()) for r in records)
     shared = _shared_phrases(blocks)
     paths = [_topic(block, phrases.get(i, ""), top, project, context, existing, shared) for i, block in enumerate(blocks)]
-    paths = _bounded(paths, blocks, listed, words, _base(project, top, context, existing))
+    paths = _bounded(paths, blocks, listed, words, _base(project, top, context, existing), bool(project))
     return [Filed(block, CORE if block.core else path, path, phrases.get(i, top) or "notes")
             for i, (block, path) in enumerate(zip(blocks, paths))]
 
@@ -168,17 +168,43 @@ def _base(project: str, top: str, context: Context, existing: dict[str, set[str]
     return match or (f"{slug(top)}.md" if top else "notes.md")
 
 
-def _bounded(paths: list[str], blocks: list[Block], listed: list[str], words: int, base: str) -> list[str]:
-    """At most one new topic per WORDS_PER_NEW_TOPIC words of the batch (the base topic
-    aside): the new topics that gather the most notes stay, the others' blocks go to the
-    base topic."""
+def _bounded(paths: list[str], blocks: list[Block], listed: list[str], words: int, base: str,
+             project: bool = False) -> list[str]:
+    """At most one new topic per WORDS_PER_NEW_TOPIC words of the batch. The base topic is
+    chosen first: a coding session's project topic always (a short session files into it),
+    another base only when the budget has room for it or the batch has no existing topic to
+    file into. The other new topics that gather the most notes take what is left of the
+    budget; the blocks of the rest go to the closest topic already chosen."""
     have = set(listed)
+
+    def new(path: str) -> bool:
+        return path not in have and not path.startswith("people/")
+
+    budget = words // WORDS_PER_NEW_TOPIC
+    chosen = [p for p in dict.fromkeys(paths) if not new(p)]  # existing topics the batch files into
+    if not new(base) or project or budget > 0 or not [p for p in chosen if p != CORE]:
+        chosen.append(base)
+        budget -= new(base)
     weight: Counter[str] = Counter()
     for path, block in zip(paths, blocks):
-        if path not in have and path != base and not path.startswith("people/"):
+        if new(path) and path != base:
             weight[path] += len(block.notes)
-    allowed = {p for p, _ in weight.most_common(words // WORDS_PER_NEW_TOPIC)}
-    return [p if p in have or p == base or p.startswith("people/") or p in allowed else base for p in paths]
+    chosen += [p for p, _ in weight.most_common(max(budget, 0))]
+    homes = [p for p in dict.fromkeys(chosen) if p != CORE]
+    profile = {h: stems(PurePosixPath(h).stem.replace("-", " ")) for h in homes}
+    for path, block in zip(paths, blocks):
+        if path in profile:
+            profile[path] |= stems(block.text)
+    return [p if p in chosen or not new(p) else _closest(block, homes, profile, base) for p, block in zip(paths, blocks)]
+
+
+def _closest(block: Block, homes: list[str], profile: dict[str, set[str]], base: str) -> str:
+    """The chosen topic whose name and blocks share the most stems with the block (by
+    overlap over the square root of the topic's stems); the base topic when none is closer."""
+    words = stems(block.text)
+    scores = {h: len(words & profile[h]) / len(profile[h]) ** 0.5 for h in homes if profile[h]}
+    best = max(scores, key=lambda h: (scores[h], h == base), default=None)
+    return best if best is not None and scores[best] > 0 else base if base in homes else homes[0] if homes else base
 
 
 def good_name(phrase: str) -> bool:
