@@ -17,7 +17,8 @@ from ..values import TYPE_CHECKING, Frozen
 from ..workspace_id import WORKSPACE_ID_RE as WORKSPACE_ID_RE  # re-exported: the marker's value
 from ..workspace_id import WorkspaceIdError as WorkspaceIdError
 from ..workspace_id import workspace_id as workspace_id
-from .index import IndexEntry, SessionIndex
+from .errors import InvalidNode, UnknownNode
+from .index import IndexEntry, SessionIndex, collector_paused
 from .store import SessionStore
 
 if TYPE_CHECKING:
@@ -123,7 +124,8 @@ def pending(store: SessionStore, sid: str, tip: str | None = None,
     once by `store.save_index(sid)`.
     """
     index = store.index(sid)
-    out = _PendingWalk(store, sid, index, _ids(store, workspace)).branch(tip)
+    with collector_paused(len(index.entries)):
+        out = _PendingWalk(store, sid, index, _ids(store, workspace)).branch(tip)
     if index.dirty:
         index.save()
     return out
@@ -133,33 +135,60 @@ class _PendingWalk:
     """Pending turns of many branches of one index, each node walked once.
 
     Walking down from a node always yields the same turns, so the first walk through a
-    node remembers where that node's prefix ends in its result; a later branch stops
-    there and copies the prefix (a C-level slice) instead of walking it again. Two
-    thousand branches forking off one long line cost the line once, not two thousand
-    times.
+    node remembers where that node's prefix ends in its result (`shared`: for walks of
+    many branches); a later branch stops there and copies the prefix (a C-level slice)
+    instead of walking it again. Two thousand branches forking off one long line cost the
+    line once, not two thousand times. The walk is `SessionReader.walk_ids` inlined (a
+    first open of a long unwritten session walks every turn: a generator step, a set of
+    the nodes seen and a tuple per node were most of its cost); a predecessor cycle is
+    found by the walk outgrowing the index instead.
     """
 
-    def __init__(self, store: SessionStore, sid: str, index: SessionIndex, wids: frozenset[str]) -> None:
+    def __init__(self, store: SessionStore, sid: str, index: SessionIndex, wids: frozenset[str],
+                 shared: bool = False) -> None:
         self.store, self.sid, self.index, self.wids = store, sid, index, wids
         self.prefix: dict[str, tuple[list[PendingTurn], int]] = {}  # node -> (a result, its length there)
+        self.shared = shared
         self.counter = _Counter(store, sid, index)
 
     def branch(self, tip: str | None) -> list[PendingTurn]:
+        entries = self.index.entries
+        start = tip if tip is not None else self.store.head(self.sid)
+        if start is None:
+            return []
+        e = entries.get(start)
+        if e is None:
+            raise UnknownNode(f"unknown node {start} in session {self.sid}")
+        wids, prefix = self.wids, self.prefix
         walked: list[IndexEntry] = []
+        append = walked.append
         base: list[PendingTurn] = []
-        for e in self.store.walk_ids(self.sid, tip, self.index):
-            known = self.prefix.get(e.id)
-            if known is not None:
-                base = known[0][: known[1]]
+        for _ in range(len(entries)):  # a walk longer than the index has gone round a cycle
+            if prefix:
+                known = prefix.get(e.id)
+                if known is not None:
+                    base = known[0][: known[1]]
+                    break
+            append(e)
+            if e.is_record and e.marks and not e.rewound and e.marks.get(MARK_KEY) in wids:
                 break
-            walked.append(e)
-            if not e.rewound and e.is_record and e.marks.get(MARK_KEY) in self.wids:
+            p = e.predecessor
+            if p is None:
                 break
+            e = entries.get(p)
+            if e is None:
+                break
+        else:
+            raise InvalidNode(f"session {self.sid}: predecessor cycle at {e.id}")
         out = base
+        keep = out.append
+        counter = self.counter
+        shared = self.shared
         for e in reversed(walked):
-            if not e.rewound and e.is_record and e.marks.get(MARK_KEY) not in self.wids:
-                out.append(PendingTurn(e.id, e.kind, e.tokens, e.created_at, self.counter))
-            self.prefix[e.id] = (out, len(out))
+            if e.is_record and not e.rewound and (not e.marks or e.marks.get(MARK_KEY) not in wids):
+                keep(PendingTurn(e.id, e.kind, e.tokens, e.created_at, counter))
+            if shared:
+                prefix[e.id] = (out, len(out))
         return out
 
 
@@ -175,7 +204,7 @@ def pending_branches(store: SessionStore, sid: str,
     walk shared by all branches (see _PendingWalk), one save."""
     index = store.index(sid)
     head = store.head(sid)
-    walk = _PendingWalk(store, sid, index, _ids(store, workspace))
+    walk = _PendingWalk(store, sid, index, _ids(store, workspace), shared=True)
     out = [BranchPending(tip, tip == head, walk.branch(tip)) for tip in store.list_branches(sid, index)]
     if index.dirty:
         index.save()

@@ -216,3 +216,27 @@ def test_counts_read_from_pending_outlive_the_process_without_save_index(tmp_pat
     entries = SessionIndex.open(store.session_dir(sid)).entries
     counted = [count_tokens(f"turn{i + 1} words here") for i in range(6)]
     assert [entries[n].tokens for n in ids] == counted and int(out.stdout) == sum(counted)
+
+
+def test_a_predecessor_cycle_is_reported_not_walked_forever(tmp_path: Path) -> None:
+    import pytest
+
+    from scriptorium.core.sessions.errors import InvalidNode, UnknownNode
+
+    store = SessionStore(tmp_path / "state")
+    wid = workspace_id(store.state_dir)
+    sid = store.create_session()
+    ids = [store.append(sid, "user" if i % 2 == 0 else "assistant", f"turn {i}").id for i in range(4)]
+    assert [t.id for t in pending(store, sid, workspace=wid)] == ids
+    with pytest.raises(UnknownNode):
+        pending(store, sid, tip="nope", workspace=wid)
+    layout = store.session_paths(sid)
+    first = layout.node(store.entry(sid, ids[1]).filename)
+    doc = json.loads(first.read_bytes())
+    doc["predecessor"] = ids[3]  # 3 -> 2 -> 1 -> 3: a damaged session
+    first.write_text(json.dumps(doc))
+    fresh = SessionStore(tmp_path / "state")
+    with pytest.raises(InvalidNode, match="cycle"):
+        pending(fresh, sid, workspace=wid)
+    with pytest.raises(InvalidNode, match="cycle"):
+        pending_branches(fresh, sid, workspace=wid)

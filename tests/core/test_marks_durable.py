@@ -331,3 +331,77 @@ def test_a_mark_after_a_checkpoint_syncs_the_emptied_log_alone(tmp_path: Path, m
                         lambda fd: (synced.append(os.readlink(f"/proc/self/fd/{fd}")), real_fdatasync(fd))[1])
     mark_written(SessionStore(tmp_path / "state"), sid, ids[5:9], wid)
     assert synced == [str(store.session_paths(sid).marks_redo)]
+
+
+def _open_fds() -> dict[int, tuple[int, int]]:
+    """This process's open descriptors -> (device, inode)."""
+    out = {}
+    for name in os.listdir("/proc/self/fd"):
+        try:
+            st = os.fstat(int(name))
+        except OSError:
+            continue
+        out[int(name)] = (st.st_dev, st.st_ino)
+    return out
+
+
+def _wait_closed(before: set[int], timeout: float = 5.0) -> set[int]:
+    deadline = time.monotonic() + timeout
+    while True:
+        left = set(_open_fds()) - before
+        if not left or time.monotonic() > deadline:
+            return left
+        time.sleep(0.01)
+
+
+def test_a_mark_holds_each_old_file_open_through_its_rename_and_closes_it_after(tmp_path: Path, monkeypatch) -> None:
+    """A rename over a file nobody holds frees its inode inside the rename (ext4: a truncate
+    and a journal wait each); a mark holds the old files open through its renames and closes
+    them after its return, in a thread (issue 30). Every descriptor is closed in the end."""
+    from scriptorium.core.sessions import marks
+
+    hold = getattr(marks, "HOLD_MAX", 64)
+    store = SessionStore(tmp_path / "state")
+    wid = workspace_id(store.state_dir)
+    sid, ids = _session(store, 100)
+    history = store.session_paths(sid).history
+    wanted = ids[5:95]  # more than HOLD_MAX: the rest are read and closed as before
+    before = set(_open_fds())
+    held_at_rename: list[bool] = []
+    real_replace = os.replace
+
+    def replace(src, dst):
+        if str(dst).startswith(str(history)):
+            old = os.stat(dst)
+            held_at_rename.append((old.st_dev, old.st_ino) in set(_open_fds().values()))
+            assert len(set(_open_fds()) - before) <= hold + 2  # (the lock and one temp at most)
+        return real_replace(src, dst)
+
+    monkeypatch.setattr(os, "replace", replace)
+    mark_written(SessionStore(tmp_path / "state"), sid, wanted, wid)
+    monkeypatch.undo()
+    assert held_at_rename.count(True) == hold and len(held_at_rename) == len(wanted)
+    assert _wait_closed(before) == set()
+    fresh = SessionStore(tmp_path / "state")
+    assert {e.id for e in fresh.index(sid).entries.values() if e.marks.get(MARK_KEY) == wid} == set(wanted)
+
+
+def test_a_mark_that_fails_closes_every_file_it_held(tmp_path: Path, monkeypatch) -> None:
+    import pytest
+
+    store = SessionStore(tmp_path / "state")
+    wid = workspace_id(store.state_dir)
+    sid, ids = _session(store, 12)
+    before = set(_open_fds())
+    calls = []
+
+    def failing_replace(src, dst):
+        calls.append(dst)
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "replace", failing_replace)
+    with pytest.raises(OSError):
+        mark_written(SessionStore(tmp_path / "state"), sid, ids[1:6], wid)
+    monkeypatch.undo()
+    assert calls and _wait_closed(before) == set()
+    assert not [p for p in os.listdir(store.session_paths(sid).history) if p.endswith(".tmp")]  # temps removed
