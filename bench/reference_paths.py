@@ -42,13 +42,20 @@ PYTHONPATH: `pip install --target DIR claude-agent-sdk`).
               with the marked ids taken from it, imports included
   floors      open_floor_ms: every node file of that session read by bare os calls and
               parsed by orjson (its import included), nothing else — what one open per
-              file costs on this disk; mark_io_floor_ms: a mark's file pattern for 20 other
-              turns in bare os calls (bench/store_paths.py's io_floor_ms: read, temps, one
-              fdatasynced log record, renames). Beside the reference's figures they say
-              how far below 0.2 the disk alone allows
+              file costs on this disk; open_floor_2t_ms / open_floor_4t_ms: the same in 2 / 4
+              threads (bare _thread, each over its share, parsing what it read);
+              mark_io_floor_ms: a mark's file pattern for 20 other turns in bare os calls
+              (bench/store_paths.py's io_floor_ms: read, temps, one fdatasynced log record,
+              renames); mark_io_held_floor_ms: the same with the old files held open
+              through the renames and closed after the clock stops, as a mark now does.
+              Beside the reference's figures they say how far below 0.2 the disk alone
+              allows. mark_process_ms: our fresh mark's whole process (start, imports, call,
+              exit: the held files' closes that a thread has not done by then are the
+              kernel's at exit), beside floor_ms
+  --only      a comma list of mark, core, write, first_open: only those paths (default all)
 
 Ratios are ours / the reference's (≤ 0.2 is issue 30's target), wall time; CPU beside.
-Usage: python bench/reference_paths.py --reference DIR [--site DIR] [--batches N]
+Usage: python bench/reference_paths.py --reference DIR [--site DIR] [--batches N] [--only PATHS]
 Last line: {"floor_ms": …, "<figure>": …, "cpu_<figure>": …, "ratio_<path>": …, "load": …}
 """
 
@@ -72,6 +79,7 @@ import store_paths  # noqa: E402  (bench/store_paths.py: its fresh-mark child)
 import write as write_bench  # noqa: E402  (bench/write.py: its session and scripted model)
 
 RUNS = int(os.environ.get("RUNS", "5"))
+PATHS = {"mark", "core", "write", "first_open"}  # --only a,b: fewer paths, for a focused rerun
 TEXT = "lorem ipsum dolor sit amet " * 4
 RATIOS = {  # ratio name -> (ours, reference's)
     "mark": ("mark_ms", "ref_mark_call_ms"),  # the issue's table: a fresh mark against the reference's call
@@ -82,6 +90,9 @@ RATIOS = {  # ratio name -> (ours, reference's)
     "first_open": ("first_open_ms", "ref_first_open_ms"),
     "open_floor": ("open_floor_ms", "ref_first_open_ms"),  # the best any one-open-per-file reader can do here
     "mark_io_floor": ("mark_io_floor_ms", "ref_mark_call_ms"),  # a mark's file pattern alone, no Python of ours
+    "mark_io_held_floor": ("mark_io_held_floor_ms", "ref_mark_call_ms"),  # the same, old files held open (closed after)
+    "open_floor_2t": ("open_floor_2t_ms", "ref_first_open_ms"),  # the reading floor in 2 threads
+    "open_floor_4t": ("open_floor_4t_ms", "ref_first_open_ms"),
 }
 
 # --- our children (sys and time are loaded before user code; json after the clock stops) ---
@@ -126,6 +137,44 @@ for name in os.listdir(history):
 t2, c2 = time.perf_counter(), time.process_time()
 import json
 print(json.dumps({"ms": (t2 - t) * 1000, "cpu_ms": (c2 - c) * 1000, "files": n}))
+"""
+# The same floor read by THREADS threads (bare _thread, each over its share of the names, each
+# parsing what it read): open, fstat, read and close release the interpreter's lock, so on
+# free cores the system calls of one thread overlap another's (orjson.loads does not release
+# it). What one open per file costs here at best with threads.
+OPEN_FLOOR_THREADS = """
+import sys, time
+t, c = time.perf_counter(), time.process_time()
+import os, orjson, _thread
+history, threads = sys.argv[1], int(sys.argv[2])
+names = os.listdir(history)
+shares = [names[i::threads] for i in range(threads)]
+counts = [0] * threads
+
+def read(i, done):
+    try:
+        for name in shares[i]:
+            fd = os.open(f"{history}/{name}", os.O_RDONLY)
+            st = os.fstat(fd)
+            orjson.loads(os.read(fd, st.st_size + 1))
+            os.close(fd)
+            counts[i] += 1
+    finally:
+        if done is not None:
+            done.release()
+
+joins = []
+for i in range(1, threads):
+    done = _thread.allocate_lock()
+    done.acquire()
+    _thread.start_new_thread(read, (i, done))
+    joins.append(done)
+read(0, None)
+for done in joins:
+    done.acquire()
+t2, c2 = time.perf_counter(), time.process_time()
+import json
+print(json.dumps({"ms": (t2 - t) * 1000, "cpu_ms": (c2 - c) * 1000, "files": sum(counts)}))
 """
 # --- the reference's children: its own functions, called as its callers call them ---
 REF_MARK = """
@@ -250,6 +299,8 @@ def main() -> None:
         return skipped(f"{reference} is not an OpenProgram checkout (no openprogram/store/session/session_store.py)")
     site = Path(arg("--site")).resolve() if arg("--site") else None
     batches = int(arg("--batches") or "20")
+    global PATHS
+    PATHS = set((arg("--only") or "mark,core,write,first_open").split(","))
     tmp = Path(tempfile.mkdtemp(prefix="reference-paths-"))
     try:
         figures = measure(tmp, reference, site, batches)
@@ -303,16 +354,21 @@ def measure(tmp: Path, reference: Path, site: Path | None, batches: int) -> dict
         return last_json(out)["overhead_ms"]
 
     # Each child once, unmeasured: both byte-code caches hold every module their figures import.
-    run([py, "-c", MARK, str(big), sid, ids[0], wid], ours_env)
-    run([py, "-c", REF_MARK, sessions, sid, ids[1], wid], ref_env)
-    run([py, "-c", MARK_AFTER_READ, str(big), sid, ids[2], wid], ours_env)
-    run(core_cmd, ours_env)  # counts cached from here on
-    run([py, "-c", REF_CORE, str(ref_memory)], ref_env)
-    index.unlink(missing_ok=True)
-    run([py, "-c", OPEN, str(big), sid, wid], ours_env)
-    run([py, "-c", REF_OPEN, sessions, sid, wid], ref_env)
-    ours_write(0)
-    ref_write(0)
+    if "mark" in PATHS:
+        run([py, "-c", MARK, str(big), sid, ids[0], wid], ours_env)
+        run([py, "-c", REF_MARK, sessions, sid, ids[1], wid], ref_env)
+        run([py, "-c", MARK_AFTER_READ, str(big), sid, ids[2], wid], ours_env)
+    if "core" in PATHS:
+        run(core_cmd, ours_env)  # counts cached from here on
+        run([py, "-c", REF_CORE, str(ref_memory)], ref_env)
+    if "first_open" in PATHS:
+        index.unlink(missing_ok=True)
+        run([py, "-c", OPEN, str(big), sid, wid], ours_env)
+        run([py, "-c", REF_OPEN, sessions, sid, wid], ref_env)
+        run([py, "-c", OPEN_FLOOR_THREADS, history, "2"], ours_env)
+    if "write" in PATHS:
+        ours_write(0)
+        ref_write(0)
 
     walls: dict[str, list[float]] = {}
     cpus: dict[str, list[float]] = {}
@@ -329,13 +385,13 @@ def measure(tmp: Path, reference: Path, site: Path | None, batches: int) -> dict
     def child(code: str, env: dict[str, str], *args: str) -> dict:
         return last_json(run([py, "-c", code, *args], env)[2])
 
-    for r in range(RUNS):
-        base = 1000 + r * 120  # turns never marked before: each mark is a real first mark
-        bare()
+    def mark_run(base: int) -> None:
         os.sync()  # the build's files are not the marks' fsyncs to pay for
-        got = child(MARK, ours_env, str(big), sid, ",".join(ids[base:base + 20]), wid)
+        wall, used, out = run([py, "-c", MARK, str(big), sid, ",".join(ids[base:base + 20]), wid], ours_env)
+        got = last_json(out)
         note("mark_ms", got["ms"], got["cpu_ms"])
         note("mark_call_ms", got["call_ms"], got["call_cpu_ms"])
+        note("mark_process_ms", wall * 1000, used * 1000)  # the whole process: start, imports, call, exit
         os.sync()
         got = child(REF_MARK, ref_env, sessions, sid, ",".join(ids[base + 40:base + 60]), wid)
         note("ref_mark_call_ms", got["call_ms"], got["call_cpu_ms"])
@@ -346,11 +402,17 @@ def measure(tmp: Path, reference: Path, site: Path | None, batches: int) -> dict
         os.sync()
         got = child(store_paths.IO_FLOOR, ours_env, history, ",".join(names[base + 100:base + 120]))
         note("mark_io_floor_ms", got["ms"], got["cpu_ms"])
-        bare()
+        os.sync()
+        got = child(store_paths.IO_FLOOR, ours_env, history, ",".join(names[base + 20:base + 40]), "hold")
+        note("mark_io_held_floor_ms", got["ms"], got["cpu_ms"])
+
+    def core_run() -> None:
         wall, used, _ = run(core_cmd, ours_env)
         note("core_ms", wall * 1000, used * 1000)
         wall, used, _ = run([py, "-c", REF_CORE, str(ref_memory)], ref_env)
         note("ref_core_ms", wall * 1000, used * 1000)
+
+    def open_run() -> None:
         index.unlink(missing_ok=True)
         got = child(OPEN, ours_env, str(big), sid, wid)
         note("first_open_ms", got["ms"], got["cpu_ms"])
@@ -360,9 +422,25 @@ def measure(tmp: Path, reference: Path, site: Path | None, batches: int) -> dict
         got = child(OPEN_FLOOR, ours_env, history)
         assert got["files"] > 10_000, got
         note("open_floor_ms", got["ms"], got["cpu_ms"])
+        for threads in (2, 4):
+            got = child(OPEN_FLOOR_THREADS, ours_env, history, str(threads))
+            assert got["files"] > 10_000, got
+            note(f"open_floor_{threads}t_ms", got["ms"], got["cpu_ms"])
+
+    for r in range(RUNS):
+        base = 1000 + r * 120  # turns never marked before: each mark is a real first mark
         bare()
-        note("write_ms", ours_write(r + 1))
-        note("ref_write_ms", ref_write(r + 1))
+        if "mark" in PATHS:
+            mark_run(base)
+        bare()
+        if "core" in PATHS:
+            core_run()
+        if "first_open" in PATHS:
+            open_run()
+        bare()
+        if "write" in PATHS:
+            note("write_ms", ours_write(r + 1))
+            note("ref_write_ms", ref_write(r + 1))
     return {"walls": walls, "cpus": cpus}
 
 
@@ -379,6 +457,8 @@ def report(measured: dict[str, dict[str, list[float]]]) -> None:
         figures[f"cpu_{key}"] = round(med(xs), 2)
     print(f"\n{'ratio (ours / ref)':<20}{'wall':>8}{'CPU':>8}")
     for name, (ours, ref) in RATIOS.items():
+        if ours not in figures or ref not in figures:
+            continue  # a path left out (--only)
         figures[f"ratio_{name}"] = round(figures[ours] / figures[ref], 3)
         cpu = f"{figures[f'cpu_{ours}'] / figures[f'cpu_{ref}']:.3f}" if f"cpu_{ours}" in figures else "—"
         print(f"{name:<20}{figures[f'ratio_{name}']:>8.3f}{cpu:>8}   ({ours} / {ref})")

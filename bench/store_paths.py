@@ -140,11 +140,12 @@ IO_FLOOR = """
 import os, sys, time
 t, c = time.perf_counter(), time.process_time()
 history, names = sys.argv[1], sys.argv[2].split(",")
-datas = []
+hold = sys.argv[3:] == ["hold"]  # the old files held open through the renames, closed after the clock (as a mark does)
+datas, held = [], []
 for n in names:
     fd = os.open(f"{history}/{n}", os.O_RDONLY)
     datas.append(os.read(fd, 1 << 20))
-    os.close(fd)
+    held.append(fd) if hold else os.close(fd)
 for n, data in zip(names, datas):
     fd = os.open(f"{history}/{n}.floor.tmp", os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     os.write(fd, data)
@@ -156,6 +157,8 @@ os.close(fd)
 for n in names:
     os.replace(f"{history}/{n}.floor.tmp", f"{history}/{n}")
 t2, c2 = time.perf_counter(), time.process_time()
+for fd in held:
+    os.close(fd)
 import json
 print(json.dumps({"ms": (t2 - t) * 1000, "cpu_ms": (c2 - c) * 1000, "files": len(names)}))
 """
