@@ -15,6 +15,16 @@ someone deleted it). Readers check at their first look at a session in a process
 of the log, and of the logged files while it holds records); writers under the lock
 before they write.
 
+Only a crash of the kernel that held the renames in its cache can undo them (a killed
+process cannot): the machine went down, so it booted again, or the file system went away
+under it (a disk pulled out, then mounted again). Each record carries the writer's key —
+this boot's id (/proc/sys/kernel/random/boot_id) and the mount id of `history/`'s file
+system (/proc/self/fdinfo) — and a check whose key equals the log's first record's trusts
+the whole log without reading it: records only ever follow one another in time, so the
+first one being of this boot and this mount makes every one of them so. Any other key (a
+reboot, a remount, another machine over a network file system, no /proc, an old record
+without a key) is checked file by file as before.
+
 A checkpoint empties the log once its files are durable: fsync of each and of
 `history/`, then truncate. On this machine's disk an fsync of a file the kernel wrote back
 long ago costs about what a dirty one does (a device cache flush: twenty in four threads
@@ -39,7 +49,9 @@ from .paths import HISTORY_REL, REDO_REL
 if TYPE_CHECKING:
     from pathlib import Path
 
-MAGIC = b"MARKS1"
+MAGIC = b"MARKS1"  # a record without a key (written before keys, or where /proc is not there)
+KEYED = b"MARKS2"  # a record with its writer's key: "MARKS2 <key> <header length> <payload length>"
+BOOT_ID_PATH = "/proc/sys/kernel/random/boot_id"
 CHECKPOINT_BYTES = 64 << 10  # past this the next mark empties the log (~10 marks of 20 turns)
 CHECKPOINT_S = 3600.0  # or once its newest record is this old: an idle session's log does not linger
 
@@ -63,13 +75,59 @@ def log_path(session_dir: Path | str) -> str:
     return f"{session_dir}/{REDO_REL}"
 
 
+_BOOT: list[bytes] = []  # this boot's id, read once a process (a process never outlives its boot)
+
+
+def _boot_id() -> bytes:
+    if not _BOOT:
+        try:
+            fd = os.open(BOOT_ID_PATH, os.O_RDONLY | os.O_CLOEXEC)
+            try:
+                boot = os.read(fd, 64).strip()
+            finally:
+                os.close(fd)
+        except OSError:
+            boot = b""
+        _BOOT.append(boot if boot and boot.replace(b"-", b"").isalnum() else b"")
+    return _BOOT[0]
+
+
+def key(session_dir: Path | str) -> bytes:
+    """This boot's id and the mount id of the session's `history/`, b"" when either is
+    unknown (then nothing is trusted)."""
+    boot = _boot_id()
+    if not boot:
+        return b""
+    try:
+        fd = os.open(f"{session_dir}/{HISTORY_REL}", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    except OSError:
+        return b""
+    try:
+        info = os.open(f"/proc/self/fdinfo/{fd}", os.O_RDONLY | os.O_CLOEXEC)
+        try:
+            text = os.read(info, 4096)
+        finally:
+            os.close(info)
+    except OSError:
+        return b""
+    finally:
+        os.close(fd)
+    at = text.find(b"mnt_id:")
+    if at < 0:
+        return b""
+    mount = text[at + 7:].split(b"\n", 1)[0].strip()
+    return boot + b"." + mount if mount.isdigit() else b""
+
+
 def append(session_dir: Path | str, entries: list[Entry]) -> None:
     """Append one record and make it durable (fdatasync; the folder too when the log is new)."""
     header = json.dumps([[e.filename, *e.before, *e.after] for e in entries], ensure_ascii=False,
                         separators=(",", ":")).encode("utf-8")
     payload = b"".join(e.data for e in entries)
     body = header + payload
-    record = b"%s %d %d\n%s%08x\n" % (MAGIC, len(header), len(payload), body, binascii.crc32(body))
+    writer = key(session_dir)
+    lead = b"%s %s" % (KEYED, writer) if writer else MAGIC
+    record = b"%s %d %d\n%s%08x\n" % (lead, len(header), len(payload), body, binascii.crc32(body))
     path = log_path(session_dir)
     new = False  # the folder is synced only when the log's name is new: a log a checkpoint emptied keeps its entry
     try:
@@ -101,7 +159,11 @@ def read(session_dir: Path | str, *, payloads: bool = True) -> list[Entry]:
     while at < len(data):
         eol = data.find(b"\n", at)
         parts = data[at:eol].split(b" ") if eol > 0 else []
-        if len(parts) != 3 or parts[0] != MAGIC or not parts[1].isdigit() or not parts[2].isdigit():
+        if len(parts) == 4 and parts[0] == KEYED:
+            del parts[1]  # the writer's key: only `lost` reads it
+        elif len(parts) != 3 or parts[0] != MAGIC:
+            break
+        if not parts[1].isdigit() or not parts[2].isdigit():
             break
         hlen, plen = int(parts[1]), int(parts[2])
         body = data[eol + 1: eol + 1 + hlen + plen]
@@ -138,12 +200,22 @@ def _lost(history: str, e: Entry) -> bool:
 
 def lost(session_dir: Path | str, only: set[str] | None = None) -> bool:
     """Does the log hold an entry a crash undid (of the files in `only`, if given)? Stats
-    only; a stat of the log when it is empty, as it is after a checkpoint."""
+    only; a stat of the log when it is empty, as it is after a checkpoint, and a look at
+    its first record's key when that is this boot's and this mount's (nothing undone)."""
     try:
-        if os.stat(log_path(session_dir)).st_size == 0:
-            return False
+        fd = os.open(log_path(session_dir), os.O_RDONLY | os.O_CLOEXEC)
     except OSError:
         return False
+    try:
+        head = os.read(fd, len(KEYED) + 100)
+    finally:
+        os.close(fd)
+    if not head:
+        return False
+    if head.startswith(KEYED + b" "):
+        writer = key(session_dir)
+        if writer and head.startswith(b"%s %s " % (KEYED, writer)):
+            return False
     history = f"{session_dir}/{HISTORY_REL}"
     return any(_lost(history, e) for e in read(session_dir, payloads=False) if only is None or e.filename in only)
 

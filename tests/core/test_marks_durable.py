@@ -169,11 +169,19 @@ def test_a_mark_is_made_durable_by_one_sync_of_its_redo_record(tmp_path: Path, m
 
 def _crash_undoes(path: Path, keep: Path) -> None:
     """What a power cut before the kernel wrote a mark's rename back leaves: the name
-    holds the file as it was before the mark (the same inode, size and time)."""
+    holds the file as it was before the mark (the same inode, size and time). (A power cut
+    is a new boot too: `_reboot`.)"""
     os.replace(keep, path)
 
 
-def test_marks_a_crash_undid_are_put_back_from_the_redo_log_by_the_next_reader(tmp_path: Path) -> None:
+def _reboot(monkeypatch) -> None:
+    """The machine came back up: another boot id, so the redo log's records are not trusted."""
+    from scriptorium.core.sessions import redo
+
+    monkeypatch.setattr(redo, "_boot_id", lambda: b"00000000-0000-4000-8000-000000000001")
+
+
+def test_marks_a_crash_undid_are_put_back_from_the_redo_log_by_the_next_reader(tmp_path: Path, monkeypatch) -> None:
     store = SessionStore(tmp_path / "state")
     wid = workspace_id(store.state_dir)
     sid, ids = _session(store, 12)
@@ -189,6 +197,7 @@ def test_marks_a_crash_undid_are_put_back_from_the_redo_log_by_the_next_reader(t
     kept[3].unlink()
     for f in files:
         assert MARK_KEY not in f.read_text()
+    _reboot(monkeypatch)
 
     later = SessionStore(tmp_path / "state")
     assert [t.id for t in pending(later, sid, workspace=wid)] == ids[6:]
@@ -250,7 +259,7 @@ def test_a_mark_checkpoints_a_long_redo_log_whatever_its_age(tmp_path: Path, mon
     assert [e.filename for e in redo.read(log.parent.parent)] == [store.entry(sid, n).filename for n in ids[5:9]]
 
 
-def test_marking_again_a_file_whose_earlier_mark_a_crash_undid_keeps_both_marks(tmp_path: Path) -> None:
+def test_marking_again_a_file_whose_earlier_mark_a_crash_undid_keeps_both_marks(tmp_path: Path, monkeypatch) -> None:
     store = SessionStore(tmp_path / "state")
     wid = workspace_id(store.state_dir)
     sid, ids = _session(store, 8)
@@ -259,6 +268,7 @@ def test_marking_again_a_file_whose_earlier_mark_a_crash_undid_keeps_both_marks(
     os.link(f, kept)
     mark_written(SessionStore(tmp_path / "state"), sid, [ids[3]], wid)
     _crash_undoes(f, kept)
+    _reboot(monkeypatch)
     SessionStore(tmp_path / "state").mark_nodes(sid, {ids[3]: {"memory_written_other": "w-0000abcd"}})  # fresh process
     metadata = json.loads(f.read_bytes())["metadata"]
     assert (metadata[MARK_KEY], metadata["memory_written_other"]) == (wid, "w-0000abcd")
@@ -405,3 +415,60 @@ def test_a_mark_that_fails_closes_every_file_it_held(tmp_path: Path, monkeypatch
     monkeypatch.undo()
     assert calls and _wait_closed(before) == set()
     assert not [p for p in os.listdir(store.session_paths(sid).history) if p.endswith(".tmp")]  # temps removed
+
+
+def _undone_mark(tmp_path: Path) -> tuple[SessionStore, str, str, Path]:
+    """A session whose one mark a crash undid on disk (the name holds the file as before)."""
+    store = SessionStore(tmp_path / "state")
+    wid = workspace_id(store.state_dir)
+    sid, ids = _session(store, 8)
+    f = store.session_paths(sid).node(store.entry(sid, ids[3]).filename)
+    kept = f.with_name(f.name + ".before")
+    os.link(f, kept)
+    mark_written(SessionStore(tmp_path / "state"), sid, [ids[3]], wid)
+    _crash_undoes(f, kept)
+    return store, sid, wid, f
+
+
+def test_a_redo_log_of_this_boot_and_mount_is_trusted_without_a_look_at_its_files(tmp_path: Path, monkeypatch) -> None:
+    """Renames are undone only by a crash of the kernel that held them: a log whose first
+    record is of this boot and of this mount of history/ holds nothing undone, and a
+    reader does not stat its files (issue 30). (The undone file here is a simulation that
+    no real crash without a reboot could leave; it shows the log was not looked into.)"""
+    store, sid, wid, f = _undone_mark(tmp_path)
+    history = str(store.session_paths(sid).history)
+    looked: list[str] = []
+    real_lstat = os.lstat
+    monkeypatch.setattr(os, "lstat", lambda p, *a, **k: (looked.append(str(p)), real_lstat(p, *a, **k))[1])
+    SessionStore(tmp_path / "state").index(sid)
+    assert not [p for p in looked if p.startswith(history)]
+    assert MARK_KEY not in f.read_text()  # trusted: not repaired (see above)
+
+
+def test_a_redo_log_of_another_boot_or_another_mount_is_checked_and_repaired(tmp_path: Path, monkeypatch) -> None:
+    from scriptorium.core.sessions import redo
+
+    store, sid, wid, f = _undone_mark(tmp_path)
+    _reboot(monkeypatch)
+    SessionStore(tmp_path / "state").index(sid)
+    assert json.loads(f.read_bytes())["metadata"][MARK_KEY] == wid
+    monkeypatch.undo()
+
+    store, sid, wid, f = _undone_mark(tmp_path / "remounted")
+    real_key = redo.key
+    monkeypatch.setattr(redo, "key", lambda d: real_key(d).rsplit(b".", 1)[0] + b".999999")  # same boot, new mount
+    SessionStore(tmp_path / "remounted" / "state").index(sid)
+    assert json.loads(f.read_bytes())["metadata"][MARK_KEY] == wid
+
+
+def test_a_redo_record_without_a_key_is_checked_as_before(tmp_path: Path) -> None:
+    """A log written before records carried their writer's key (or where /proc is missing)."""
+    store, sid, wid, f = _undone_mark(tmp_path)
+    log = store.session_paths(sid).marks_redo
+    data = log.read_bytes()
+    first, rest = data.split(b"\n", 1)
+    magic, _key, hlen, plen = first.split(b" ")
+    assert magic == b"MARKS2"
+    log.write_bytes(b"MARKS1 %s %s\n" % (hlen, plen) + rest)
+    SessionStore(tmp_path / "state").index(sid)
+    assert json.loads(f.read_bytes())["metadata"][MARK_KEY] == wid
