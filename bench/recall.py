@@ -21,6 +21,8 @@ of the turns.
 Last line: {"questions", "memory_recall5", "raw_recall_equal_words",
 "memory_over_transcript_words", "write_cpu_s", "speakers_ratio"} for the speakers shape
 and the same with an "imported_" prefix (and "imported_ratio") for the imported one;
+each shape also gives "categoryN_recall5" and "categoryN_raw" per LoCoMo category (1 multi-hop,
+the questions whose evidence spans sessions; 2 temporal; 3 open-domain; 4 single-hop);
 then the coding-transcript set (bench/coding_set.py): its tune split with a "coding_" prefix, its held-out
 split with "coding_heldout_" (`--only coding-tune` or `coding-heldout` runs one); the blind split
 ("coding_blind_") runs only when named, `--only coding-blind`, and prints no blocks. Search is
@@ -44,6 +46,7 @@ from scriptorium.core.search.ranking import Bm25Index
 
 TOP_K = 5
 CATEGORIES = (1, 2, 3, 4)
+CATEGORY_NAMES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 _MARKS = re.compile(r"\[\^[^\]]*\]|(?<=\s)\^[0-9a-f]{8}\b")
 
 
@@ -75,8 +78,9 @@ def bm25_only(conv: dict, state: Path, turns: dict[str, str]) -> float:
     return total
 
 
-def evaluate(conv: dict, state: Path, turns: dict[str, str]) -> tuple[int, float, float]:
-    """(questions, memory recall sum, raw recall sum) over the conversation's questions."""
+def evaluate(conv: dict, state: Path, turns: dict[str, str], by_category: dict | None = None) -> tuple[int, float, float]:
+    """(questions, memory recall sum, raw recall sum) over the conversation's questions; `by_category`
+    (category -> [questions, memory sum, raw sum]) gathers the same per LoCoMo category."""
     index = SearchIndex(state / "memory")
     by_node = {node_id(d): d for d in turns}
     order = list(turns)
@@ -101,6 +105,11 @@ def evaluate(conv: dict, state: Path, turns: dict[str, str]) -> tuple[int, float
                 got.add(order[ranked.doc])
                 used += size
         raw_sum += len(evidence & got) / len(evidence)
+        if by_category is not None:
+            row = by_category.setdefault(qa["category"], [0, 0.0, 0.0])
+            row[0] += 1
+            row[1] += len(evidence & recalled) / len(evidence)
+            row[2] += len(evidence & got) / len(evidence)
     return count, memory_sum, raw_sum
 
 
@@ -111,6 +120,7 @@ def memory_words(state: Path) -> int:
 def run_shape(shape: str, paths: list[Path]) -> dict:
     """One shape over every conversation: its table printed, its totals returned."""
     rows = []
+    categories: dict[int, list] = {}
     totals = {"questions": 0, "memory": 0.0, "raw": 0.0, "memory_words": 0, "transcript_words": 0, "cpu": 0.0}
     for path in paths:
         conv = load(path)
@@ -118,7 +128,7 @@ def run_shape(shape: str, paths: list[Path]) -> dict:
             state = Path(tmp) / "state"
             built = build(shape, conv, state)
             cpu = write(built, state)
-            n, mem, raw = evaluate(conv, state, built.turns)
+            n, mem, raw = evaluate(conv, state, built.turns, categories)
             totals["bm25_only"] = totals.get("bm25_only", 0.0) + bm25_only(conv, state, built.turns)
             mw, tw = memory_words(state), sum(words(t) for t in built.turns.values())
         rows.append((path.stem, n, mem / max(n, 1), raw / max(n, 1), mw / max(tw, 1), cpu))
@@ -142,6 +152,12 @@ def run_shape(shape: str, paths: list[Path]) -> dict:
           f"{summary['write_cpu_s']:>13.1f}   memory/raw {summary['ratio']:.2f}x")
     print(f"  search by words alone on the same memory: {summary['bm25_only_recall5']:.3f}; "
           f"hybrid/BM25-only {summary['hybrid_over_bm25_only']:.2f}x")
+    for category in sorted(categories):  # 1 multi-hop (across sessions), 2 temporal, 3 open-domain, 4 single-hop
+        n, mem, raw = categories[category]
+        summary[f"category{category}_recall5"] = round(mem / max(n, 1), 4)
+        summary[f"category{category}_raw"] = round(raw / max(n, 1), 4)
+        print(f"  category {category} ({CATEGORY_NAMES[category]}): {n} questions, memory@5 {mem / max(n, 1):.3f}, "
+              f"raw at equal words {raw / max(n, 1):.3f}")
     return summary
 
 
