@@ -10,7 +10,9 @@ off eventually."), a greeting after a while ("Long time no talk!"), a mood about
 thing ("The day was full of love and joy."), news announced rather than told ("Something
 massive happened!"), advice to the other ("You should come down and join me!"), hopes,
 promises and offers ("Crossing my fingers for you!", "Let me know if there's anything I
-can do"). Those are no notes. What stays is said without its padding: the catching-up or
+can do"), a reassuring guess at how things will turn out ("I'm sure the rest will
+follow", "Then I have no doubt they'll love it"), a creed ("It's all about the little
+things"). Those are no notes. What stays is said without its padding: the catching-up or
 discourse marker that opens a turn ("A lot's happened since we last chatted - ", "On
 another note, ", "Been quite a ride - "), and a judgement trailing after a dash, a
 semicolon, "and" or ", but" ("... on 20 May 2023 – it was rewarding.", "... and it was
@@ -83,6 +85,8 @@ def keeps_company(sentence: str) -> bool:
     if _ADVICE.match(said) or _TEASER.search(said) and not _concrete_beyond(said, _NEWS_WORDS):
         return True
     if _PROMISE.match(said) and len(_concrete_beyond(said, frozenset()) - {_NAMED_MARK}) <= 2 and not _NAMED.search(said):
+        return True
+    if reassuring(said) or _ALL_ABOUT.match(said):
         return True
     return bool(_RESOLVE.search(said) or _WE_ALL.match(said) or _THANKS_FOR.match(said)) and not _TIME_WORD.search(said)
 
@@ -162,6 +166,27 @@ def _concrete_beyond(said: str, words_too: frozenset[str]) -> set[str]:
 _NAME_WORD = re.compile(r"(?<![.!?…]\s)(?<!^)(?<![\w'’])[A-Z][\w'’]*")  # a capital inside a sentence: a name
 _NAMED_MARK = "(named)"  # what _concrete_beyond counts for a name or a number
 _I_FORMS = frozenset({"I", "I'm", "I've", "I'll", "I'd", "I’m", "I’ve", "I’ll", "I’d"})
+
+
+# a confident guess at how things will turn out, said to reassure ("I'm sure the rest will follow", "You can make
+# your studio work, I'm sure", "Then I have no doubt they'll love it", "Your hard work will pay off, I promise"):
+# a marker of confidence with what will be; "I'm sure I left my keys at the gym" tells, it is kept
+_CONFIDENT = re.compile(r"\b(?:(?:i'm|i am) (?:so |really |totally |absolutely |pretty )?(?:sure|certain|confident)\b(?! (?:of|about|in) )|"
+                        r"(?:i have |i've got |there's |there is )?no doubt\b|without a doubt|i promise|i bet|i know (?:you|it|they|that)\b)",
+                        re.I)
+_WILL_BE = re.compile(r"\b(?:will|'ll|can|could|gonna|going to|would|'d)\b", re.I)
+_TURNS_OUT_WELL = re.compile(r"(?<!\bi )(?<!\bwe )\bwill (?:definitely |surely |totally |all |eventually |so )?"
+                             r"(?:pay off|work out|shine(?: through)?|do great|be fine|be okay|be a hit|come true|get noticed)\b",
+                             re.I)
+# a creed: "It's all about finding those little things and cherishing them"
+_ALL_ABOUT = re.compile(r"^(?:it's|it is|life's|life is|that's|that is) (?:really |truly )?all about\b", re.I)
+
+
+def reassuring(said: str) -> bool:
+    """A guess at how the other's (or anyone's) things will turn out, made to reassure: company, whatever
+    it names (a later turn tells how it did turn out)."""
+    said = said.replace("’", "'")
+    return bool(_TURNS_OUT_WELL.search(said) or _CONFIDENT.search(said) and _WILL_BE.search(said))
 
 
 # resolve and encouragement: "I'm not gonna give up", "keep pushing", "chase your dreams"
@@ -257,6 +282,8 @@ def _teaser(clause: str) -> bool:
 def _evaluation(clause: str) -> bool:
     """A trailing clause that only judges ("it was rewarding", "so much fun!", "love it!")."""
     clause = clause.strip(" .!…")
+    if reassuring(clause) or _ALL_ABOUT.match(clause):  # "- when I do, I'm sure the rest will follow!"
+        return True
     if _NAMED.search(clause) or any(w[:1].isupper() for w in re.findall(r"[\w'’]+", clause)[1:]):
         return False
     if _EVALUATION.match(clause) and len(clause.split()) <= _EVALUATION_WORDS:

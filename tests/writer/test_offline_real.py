@@ -373,3 +373,24 @@ def test_people_talking_a_note_said_a_few_turns_later_joins_the_block_before(tmp
     ], (2023, 7, 3))
     joined = [b for b in blocks if "pottery class" in b]
     assert len(joined) == 1 and "violin lessons" in joined[0], blocks
+
+
+def test_people_talking_a_reassuring_guess_and_a_creed_are_no_notes_but_what_they_follow_is(tmp_path):
+    """"I'm sure the rest will follow", "You can make your studio work, I'm sure", "Then I
+    have no doubt they'll love it" guess at how things will turn out, to reassure; "It's all
+    about ..." is a creed: company, cut from the sentence they end. A certainty about what
+    was ("I'm sure I left my keys at the gym") is not a guess at what will be."""
+    text = _people(tmp_path, [
+        ("user", "Searching for a studio has been tricky, but I'm determined to find the right spot - "
+                 "when I do, I'm sure the rest will follow!"),
+        ("assistant", "You can make your studio work, I'm sure."),
+        ("user", "It's been tough going since I lost my job at the bank, but I'm sure my business will pay off."),
+        ("assistant", "Then I have no doubt they'll love the coconut ice cream!"),
+        ("user", "It's all about finding those little things and cherishing them!"),
+        ("assistant", "My husband and I painted the garden shed blue on Sunday."),
+    ], (2023, 3, 6))
+    assert "Searching for a studio has been tricky, but Caroline is determined to find the right spot!" in text, text
+    assert "It's been tough going since Caroline lost Caroline's job at the bank." in text, text
+    assert "painted the garden shed blue" in text, text
+    for company in ("follow", "studio work", "pay off", "no doubt", "all about"):
+        assert company not in text, (company, text)
