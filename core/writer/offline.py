@@ -21,12 +21,13 @@ says that no language model is configured and echoes what it heard.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import posixpath
 import re
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from .filing import CORE, Context, Filed, Record, plan, render, title
@@ -34,8 +35,10 @@ from .gather import apply_gathering, plan_gathering, without_blocks
 from .keywords import stems
 from .model import OFFLINE_MODEL, Reply, Step, register_provider
 from .prompts import NOTHING_TO_KEEP
+from .subjects import beside_earlier, rewritten, superseded
 from .tools import PARTIAL_READ
 
+PEOPLE_DIR = "people/"
 DEFAULT_CORE_BUDGET = 2000  # memory/core_render.py's default, when the task does not say
 _LINK = re.compile(r"\]\(([^)\s]+)\)")
 _LISTED = re.compile(r"^(.+?\.md)  \(\d+ bytes\)$")
@@ -172,13 +175,17 @@ def _write_step(task: str, calls: list[_Call]) -> Step:
     if listed is None:
         return [("list_files", {})]
     context = _context(task)
-    filed = plan(records, context, listed)
+    filed = [replace(f) for f in _planned(task, tuple(listed))]  # copies: the core's budget re-files them
     if not filed:
         return NOTHING_TO_KEEP
     reads = _reads(calls)
     # Only the core is read (its render budget decides what joins it); every other topic
     # that exists gets its new blocks appended, unread: a topic of any size takes a batch.
     wanted = {CORE} if any(f.path == CORE for f in filed) else set()
+    # a person's topic is read too: a later session's block about what an earlier one tells goes beside it
+    # (subjects.py)
+    people = {p for f in filed for p in (f.path, f.fallback) if p.startswith(PEOPLE_DIR) and p in listed}
+    wanted |= people | ({CORE} & set(listed) if people else set())  # and the core: a changed value marks its past
     missing = sorted(p for p in wanted if p in listed and p not in _attempted(calls))
     if missing:
         return [("read_file", {"path": p}) for p in missing]
@@ -188,13 +195,34 @@ def _write_step(task: str, calls: list[_Call]) -> Step:
     if not filed:
         return NOTHING_TO_KEEP
     _fit_core(filed, core or "", context.core_budget or DEFAULT_CORE_BUDGET, full)
+    earlier = {p: reads[p] for p in wanted if p != CORE and p in reads}
+    beside = beside_earlier(filed, earlier)
+    past = superseded([n for f in filed for n in f.block.notes], {**earlier, **({CORE: core} if core and people else {})})
     files: dict[str, list[str]] = {}
+    after: dict[str, dict[str, list[str]]] = {}  # topic -> earlier block id -> the new blocks that go after it
     for n, item in enumerate(filed, 1):
+        if n - 1 in beside:
+            after.setdefault(item.path, {}).setdefault(beside[n - 1], []).append(render(item, f"e{n}"))
+            continue
         if item.path not in files:
             files[item.path] = [] if item.path in listed else [f"# {title(item.path)}"]
         files[item.path].append(render(item, f"e{n}"))
-    return [("append_blocks", {"path": path, "text": "\n\n".join(parts) + "\n"}) if path in listed
-            else ("write_file", {"path": path, "content": "\n\n".join(parts) + "\n"}) for path, parts in files.items()]
+    steps: list[tuple[str, dict[str, Any]]] = []
+    for path in sorted(set(after) | set(past)):
+        text = rewritten(path, earlier[path] if path != CORE else core or "", after.get(path, {}), past.get(path, {}))
+        steps.append(("write_file", {"path": path, "content": "\n\n".join([text.rstrip("\n"), *files.pop(path, [])])
+                                     + "\n"}))
+    return steps + [("append_blocks", {"path": path, "text": "\n\n".join(parts) + "\n"}) if path in listed
+                    else ("write_file", {"path": path, "content": "\n\n".join(parts) + "\n"})
+                    for path, parts in files.items()]
+
+
+@functools.lru_cache(maxsize=4)
+def _planned(task: str, listed: tuple[str, ...]) -> tuple[Filed, ...]:
+    """The batch's blocks and their topics, once per task and listing: each step of the
+    tool loop (list, read, write) looks at them again, and reading a person's topic
+    (subjects.py) adds a step to most sessions between people. Read-only."""
+    return tuple(plan(_records(task), _context(task), list(listed)))
 
 
 def _new_to_core(filed: list[Filed], core_text: str) -> list[Filed]:
