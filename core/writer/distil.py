@@ -23,6 +23,7 @@ from datetime import date, timedelta
 
 from .keywords import COMMON_WORDS, FILLER, content_words, is_content, keyphrases, phrases, stem
 from .people import compact, concrete, keeps_company
+from .revalued import superseded
 from .standing import APOLOGY, is_identity, is_rule, without_anger
 from .steps import ADVICE, DIRECTING, PROCESS, first_word
 
@@ -200,7 +201,15 @@ def distil(turns: list[Turn]) -> list[Note]:
             notes.append(note)
         if turn.work and turn.role == "user" and _REJECTED.search(turn.text[:200]):
             notes = _rejected(notes, turn)
-    return _superseded(notes)
+    return _revalued(_superseded(notes))
+
+
+def _revalued(notes: list[Note]) -> list[Note]:
+    """In a working session, a value a later turn changed is not kept (revalued.py)."""
+    if not notes or not notes[0].turn.work:
+        return notes
+    return superseded(notes, lambda n: n.turn.index,
+                      lambda n, text: Note(text, n.turn, n.core, n.subject, content_words(text), n.prompted_by))
 
 
 _FILE_NAME = re.compile(r"(?<![\w.@/-])((?:[\w@.-]+/)*[\w-]+\.(?:tsx?|jsx?|mjs|cjs|py|exs?|rb|go|rs|java|kt|swift|cs|c|h|"
