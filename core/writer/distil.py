@@ -129,6 +129,7 @@ class Turn:
     time: str  # YYYY-MM-DD or "undated"
     index: int = 0
     work: bool = False  # a user working with an agent (not people talking): the agent's narration is no note
+    delegated: bool = False  # the agent's prompt to a sub-agent: its instructions are no note, its facts are
 
 
 @dataclass
@@ -512,7 +513,21 @@ def _unwrapped(lines: list[str]) -> list[str]:
     return out
 
 
+# A sub-agent's prompt tells it what to do ("Create a types/ directory with: …", "Bisect the 14
+# commits …", "Return a concise summary"): what it made or found, it reports. A sentence that
+# states a fact ("The files are in `types/`", "Our API returns JSON") opens with its subject.
+_STATES = re.compile(r"^(?:(?:the|this|that|these|those|it|its|it's|our|we|they|their|there|all|each|both|every|"
+                     r"no|some|most|an?)\b|[`/~@\"']|\S+ (?:is|are|was|were|has|have|had|uses|lives|runs|holds|"
+                     r"contains|returns|needs|depends)\b)", re.I)
+
+
+def _instructs(sentence: str) -> bool:
+    return not _STATES.match(_SYMBOLS.sub("", _LIST_MARK.sub("", sentence.strip())))
+
+
 def _note(sentence: str, turn: Turn) -> Note | None:
+    if turn.delegated and _instructs(sentence):
+        return None  # the agent's task for a sub-agent, not the user's request nor a fact
     if len(sentence) > MAX_SENTENCE_CHARS:
         sentence = sentence[:MAX_SENTENCE_CHARS].rsplit(" ", 1)[0] + "…"
     if turn.work and turn.role == "assistant" and _working_step(sentence):

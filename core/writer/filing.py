@@ -26,6 +26,7 @@ from .people import joined
 from .prompts import AGENT_NAMES
 
 CORE = "core.md"
+SUB_AGENT = "The sub-agent"
 _GENERIC_DIRS = frozenset({"src", "app", "repo", "code", "work", "workspace", "project", "projects", "home", "tmp"})
 
 
@@ -35,6 +36,7 @@ class Record:
     role: str
     content: str
     time: str
+    delegated: bool = False  # the agent's prompt to a sub-agent (the user's role in the session)
 
 
 @dataclass(frozen=True)
@@ -128,14 +130,15 @@ def _turns(records: list[Record], context: Context) -> tuple[list[Turn], Context
                           named_turns=bool(named.get("user") and named.get("assistant")))
     turns = []
     for i, r in enumerate(records):
-        text, speaker = r.content, context.name(r.role)
+        role = "assistant" if r.delegated else r.role  # a sub-agent's prompt: the agent speaks, to it
+        text, speaker = r.content, context.name(role)
         m = _NAME_PREFIX.match(text)
         if named and m and m.group(1).casefold() not in _ROLE_LABELS:
             text, speaker = text[m.end():], m.group(1)
-        other = context.name("assistant" if r.role == "user" else "user")
-        turns.append(Turn(r.ref, r.role, speaker, other if other != speaker else "", text,
+        other = SUB_AGENT if r.delegated else context.name("assistant" if role == "user" else "user")
+        turns.append(Turn(r.ref, role, speaker, other if other != speaker else "", text,
                           r.time[:10] if re.match(r"\d{4}-\d{2}-\d{2}", r.time) else "undated", i,
-                          work=not context.people))
+                          work=not context.people, delegated=r.delegated))
     return turns, context
 
 

@@ -119,7 +119,7 @@ def _records(task: str) -> list[Record]:
             continue
         if isinstance(doc, dict) and isinstance(doc.get("ref"), str) and isinstance(doc.get("content"), str):
             out.setdefault(doc["ref"], Record(doc["ref"], str(doc.get("role") or "user"), doc["content"],
-                                              str(doc.get("time") or "undated")))
+                                              str(doc.get("time") or "undated"), doc.get("delegated") is True))
     return list(out.values())
 
 

@@ -306,8 +306,9 @@ class _Run:
         sources = records_to_sources(records, speakers=self._speakers(sid))
         archived = self._archive(sources, sid)
         install.checkpoint("batch-archived")  # fault injection only (tests, bench/stress.py)
+        spawned = self._spawn_roots(sid, ids)
         items = [Evidence(s.source_id, r.role, speaker_label(s.speaker_display, s.speaker_id, s.role), r.text,
-                          s.timestamp) for s, r in zip(sources, records)]
+                          s.timestamp, r.id in spawned) for s, r in zip(sources, records)]
         with Transaction(self.ws, "write", f"{len(ids)} turn(s) of session {sid}", evidence=[],
                                  lock_timeout=LOCK_TIMEOUT_S) as txn:
             txn.archive(sources)
@@ -361,6 +362,11 @@ class _Run:
             return self.store.meta(sid)
         except (OSError, ValueError, SessionError):
             return {}
+
+    def _spawn_roots(self, sid: str, ids: list[str]) -> set[str]:
+        """The turns of `ids` that start a sub-agent's branch: the prompt the agent gave it."""
+        entries = self.store.index(sid).entries
+        return {i for i in ids if (entry := entries.get(i)) is not None and entry.spawn_root}
 
     def _context(self, sid: str) -> SessionContext:
         return session_context(self._meta(sid), self.ws.core_budget())
