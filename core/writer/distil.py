@@ -161,8 +161,8 @@ class Block:
     def text(self) -> str:
         text = " ".join(dict.fromkeys(n.text for n in self.notes))
         day = _day(self.time)
-        if self.dated and day is not None and spoken_date(day) not in text:
-            return f"On {spoken_date(day)}, {text}"
+        if self.dated and day is not None and spoken_date(day) not in text and not OWN_DATE.search(self.notes[0].text):
+            return f"On {spoken_date(day)}, {text}"  # a note that says its own date is not dated twice
         return text
 
     @property
@@ -194,7 +194,7 @@ def distil(turns: list[Turn]) -> list[Note]:
             kept[0].prompted_by = (asked.ref,)
         asked = turn if not kept and re.search(r"[?？]\s*$", turn.text.strip()) else None
         best = min(range(len(kept)), key=lambda i: (-_weight(kept[i]), i), default=None)
-        for note in (n for i, n in enumerate(kept) if i == best or n.core or _specific(n.text)):
+        for note in (n for i, n in enumerate(kept) if i == best or n.core or _specific_undated(n)):
             norm = " ".join(note.words)
             if norm in seen:  # said again (a later turn repeats it): one note
                 continue
@@ -746,6 +746,15 @@ def _one_call(span: str) -> bool:
     return len(span) <= 120 and bool(_CALL.match(span.strip()))
 
 
+def _specific_undated(note: Note) -> bool:
+    """Specific for more than the date a relative time was resolved to: "It was fun on 7 May
+    2023." ("yesterday") is no more specific than "It was fun."."""
+    undated = OWN_DATE.sub("", note.text)
+    if undated == note.text:
+        return _specific(note.text)
+    return _specific(undated) or len([w for w in content_words(undated) if w not in _COMMON]) >= 3
+
+
 def _specific(sentence: str) -> bool:
     """A number, a path, an identifier or code: specific even when short."""
     return bool(re.search(r"\d|`|/|\w\.\w|_", sentence))
@@ -875,7 +884,14 @@ _RELATIVE = re.compile(
     r"\b(?:(?P<prep>since|until|till|from|by|before|after|on|in|of)\s+)?(?P<when>yesterday|today|tonight|tomorrow|"
     r"last night|this (?:morning|afternoon|evening)|(?:last|this|next) (?:week|weekend|month|year)|last (?P<weekday>mon|tue|"
     r"wed|thu|fri|sat|sun)(?:day|sday|nesday|rsday|urday)?|"
-    r"(?P<count>\d+|an?|one|two|three|four|five|six|few|couple of) (?P<unit>days?|weeks?|months?|years?) ago)\b", re.I)
+    r"(?P<count>\d+|an?|one|two|three|four|five|six|few|couple of) (?P<unit>days?|weeks?|months?|years?) ago|"
+    r"(?P<which>last|this|next) (?P<mname>January|February|March|April|May|June|July|August|September|October|"
+    r"November|December))\b", re.I)
+_MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+           "november", "december")
+# a date a note says itself ("on 7 May 2023", "in June 2025", "the week before 8 May 2023", "in 2022")
+OWN_DATE = re.compile(r"\b(?:\d{1,2} )?(?:January|February|March|April|May|June|July|August|September|October|"
+                      r"November|December) \d{4}\b|\b(?:in|since|until|by|before|after) (?:19|20)\d\d\b")
 
 
 _NAMES_A_TIME = re.compile(r"['’]s\b|\s+(?:was|is|will|has|had|would)\b")  # the time is the subject, not when
@@ -906,7 +922,14 @@ def resolve_dates(text: str, day: date | None) -> str:
     def replace(m: re.Match[str]) -> str:
         prep, when = (m.group("prep") or ""), m.group("when").casefold()
         on = spoken_date(day)
-        if m.group("count"):
+        if m.group("mname"):  # "last June": the June before the turn's month; "this may break" is no month
+            if not m.group("mname")[:1].isupper():
+                return m.group(0)
+            month = _MONTHS.index(m.group("mname").casefold()) + 1
+            which = m.group("which").casefold()
+            year = day.year - (which == "last" and month >= day.month) + (which == "next" and month <= day.month)
+            said = f"in {m.group('mname').capitalize()} {year}"
+        elif m.group("count"):
             count = int(m.group("count")) if m.group("count").isdigit() else _COUNTS.get(m.group("count").casefold(), 1)
             unit = m.group("unit").casefold()
             if unit.startswith(("day", "week")):
