@@ -49,6 +49,9 @@ _INTENSIFIER = re.compile(r"\b(is|was|am|are|were|be|feel|feels|felt|looks?|seem
 _CONJUNCTIONS = frozenset({"so", "and", "but", "also", "then", "now", "btw", "plus", "anyway"})
 _ASKS = re.compile(r"\b(?:what|why|how|where|which|who|when)\b", re.I)
 _REPORTS = re.compile(r"\b(?:not|still|never|broken|fail\w*|crash\w*|error\w*|wrong|missing)\b|n't\b", re.I)
+# "can't we get that from the settings manager?": a negated auxiliary before its subject asks
+_INVERTED = re.compile(r"\b(?:ca|could|should|would|do|does|did|is|are|was|were|wo|have|has)n[’']t (?:we|you|i|it|they|he|"
+                       r"she|this|that|there)\b", re.I)
 _TAG_QUESTION = re.compile(r"(?:,\s*(?:aren't|isn't|don't|doesn't|won't|right|no|ok|okay|yes)\b[\w\s']{0,12}|"
                            r"^(?:i think|i believe|i guess|maybe|perhaps)\b.*)\?$", re.I)
 _MIXED_CASE = re.compile(r"\b[A-Za-z]*[a-z][A-Z]\w*")  # MarkdownTheme, LiveView, SQLite: a name in code
@@ -180,13 +183,13 @@ def distil(turns: list[Turn]) -> list[Note]:
         kept = []
         for sentence in _sentences(turn.text, turn.work, quoted=turn.role == "assistant"):
             note = _note(sentence, turn)
-            if note is not None and turn.work and turn.index - named[1] <= 1:
-                note = _with_antecedent(note, named[0])
+            if note is not None and turn.work:
+                note = _with_antecedent(note, named[0] if turn.index - named[1] <= 1 else _UNKNOWN)
             if note is not None:
                 kept.append(note)
             files = set(_FILE_NAME.findall(sentence))
             # the file a sentence names, when it names one ("like `oauth-selector.ts` and `theme-selector.ts`": none)
-            named = (files.pop() if len(files) == 1 else "", turn.index) if files else named
+            named = (files.pop() if len(files) == 1 else _UNKNOWN, turn.index) if files else named
         short = len(turn.text.split()) <= (12 if turn.work else 8)  # a working session's long answer is its notes
         if asked is not None and asked.speaker != turn.speaker and (short or not kept and not turn.work):
             kept = _answered(asked, turn) or kept  # a short answer means something only with its question
@@ -218,11 +221,18 @@ _FILE_NAME = re.compile(r"(?<![\w.@/-])((?:[\w@.-]+/)*[\w-]+\.(?:tsx?|jsx?|mjs|c
 _THE_FILE = re.compile(r"^(?:The|This|That) file\b")
 
 
-def _with_antecedent(note: Note, file: str) -> Note:
+_UNKNOWN = "\0unknown"  # no file named in this turn or the one before, or a sentence named several
+
+
+def _with_antecedent(note: Note, file: str) -> Note | None:
     """"The file still uses `chalk`" said of the file the turn (or the one before) named:
-    the note names it (`tui-renderer.ts` still uses `chalk`)."""
-    if not file or not _THE_FILE.match(note.text):
+    the note names it (`tui-renderer.ts` still uses `chalk`). Said after a sentence naming
+    several ("like `oauth-selector.ts` and `theme-selector.ts`"), or with none named since the
+    turn before (the file the agent just opened, in a tool call), which one is not said: no note."""
+    if not _THE_FILE.match(note.text):
         return note
+    if not file or file == _UNKNOWN:
+        return None
     text = _THE_FILE.sub(f"`{file.lstrip('@')}`", note.text, count=1)
     return Note(text, note.turn, note.core, note.subject, content_words(text), note.prompted_by)
 
@@ -264,10 +274,51 @@ def _superseded(notes: list[Note]) -> list[Note]:
     return kept
 
 
+# the agent offering the next step or asking leave to go on: no subject an answer needs
+_OFFER = re.compile(r"\b(?:ready (?:for|to)|want (?:me|us|\w+) to|shall (?:i|we)|should (?:i|we) (?:proceed|continue|go|"
+                    r"start|move on)|would you like|do you want (?:me|us|to)|anything else|what(?:'s| is| should be) next|"
+                    r"next (?:task|step)|proceed|go ahead|carry on|continue|sounds? good|looks? good|ok(?:ay)?\s*\?|"
+                    r"merge (?:it )?(?:to|into) main|commit (?:it|this|these|them))\b", re.I)
+
+
+# between people, a question that asks for news, not about a thing: the answer needs none of it
+_SMALL_TALK = re.compile(
+    r"^\W*(?:(?:so|and|hey|well|anyway)\b[,!]?\s+)*(?:anything (?:new|fun|exciting|interesting|cool|good)|"
+    r"what(?:'s| is| has been| have you been) (?:up|new|going on|happening)|what(?:'ve| have) you been up to|"
+    r"how(?:'s| is| are| have| has| was) (?:it going|you|things|life|everything|your (?:day|week|weekend|month))|"
+    r"any (?:news|plans|updates)|how (?:about|are) you)\b", re.I)
+
+
+_NEWS_WORDS = frozenset("lately recently today tonight days week weekend month going new doing things life up "
+                        "everything".split())
+
+
+def _needless(question: str, asked: Turn) -> bool:
+    """A question its answer does not need: the agent's offer of a next step, or small talk."""
+    if asked.work:
+        return _offers(question)
+    return _small_talk(question) or _small_talk(_strip_chatter(question, asked))
+
+
+def _small_talk(question: str) -> bool:
+    """"Anything fun going on?", "How was your weekend?" — but not "How are you doing with
+    the adoption?": after the phrase, no word of a subject."""
+    m = _SMALL_TALK.search(question)
+    return m is not None and all(w in _NEWS_WORDS for w in content_words(question[m.end():]))
+
+
+def _offers(question: str) -> bool:
+    """A question that offers the next step or asks leave ("Ready for next task or want to
+    merge to main?", "Should I proceed?"): it names no value, option or file of its own."""
+    return bool(_OFFER.search(question)) and not _specific(question)
+
+
 def _answered(asked: Turn, turn: Turn) -> list[Note]:
     """A short answer is a fact only with its question: "Where do the backups go?" "To
     glacier." is one note."""
     question = " ".join(_sentences(asked.text)[-1:])
+    if _needless(question, asked):
+        return []  # "Ready for next task or want to merge to main?", "Anything fun going on?": the answer says it all
     said = _sentences(turn.text, turn.work, quoted=turn.role == "assistant")
     if turn.work and turn.role == "assistant":  # "One uncommitted change. Let me check what it is:": no answer
         said = [s for s in said if not (_working_step(s) or _working_step(_strip_chatter(s, turn)))]
@@ -560,7 +611,7 @@ def _note(sentence: str, turn: Turn) -> Note | None:
         if first is None or opener in _QUESTION_OPENERS or sentence.endswith("？"):
             return None
         if turn.work and (_ASKS.search(" ".join(sentence.split()[:4])) or _TAG_QUESTION.search(sentence)
-                          or not _REPORTS.search(sentence)):
+                          or _INVERTED.search(sentence) or not _REPORTS.search(sentence)):
             return None  # "Sooo, why are we using X?", "ready to merge?": it asks ("scrolling still fails?" reports)
     elif turn.work and "?" in sentence:  # "`runSingleShotMode()` doesn't do it (maybe intentional?)."
         return None
@@ -816,7 +867,13 @@ def _third_person(sentence: str, turn: Turn) -> tuple[str, str]:
         elif you and low in _SECOND:
             if not (low == "you" and _generic_you(words, i)):
                 repl, subject = _person(_SECOND[low], you_said, words, i), subject or you
-        if repl is not None:
+        before = words[i - 2].casefold() if i >= 2 else ""
+        if repl is not None and low in ("i", "you") and before in _ASKING_AUX:  # "do you want" -> "does the user want"
+            token = repl + trail
+            if before in _AUX_THIRD:
+                third = _AUX_THIRD[before]
+                out[i - 2] = (third[:1].upper() if words[i - 2][:1].isupper() else third[:1]) + third[1:]
+        elif repl is not None:
             token = repl + trail
             if low in ("i", "you") and i + 2 < len(words):  # "I love" -> "Caroline loves"
                 verb, vtrail = _split_punct(words[i + 2])
@@ -824,6 +881,11 @@ def _third_person(sentence: str, turn: Turn) -> tuple[str, str]:
         out.append(token)
         i += 1
     return "".join(out), subject  # "we" stays a group: its members are not known
+
+
+_ASKING_AUX = frozenset({"do", "does", "did", "can", "could", "will", "would", "should", "shall", "may", "might", "must",
+                         "are", "were", "have"})
+_AUX_THIRD = {"do": "does", "are": "is", "were": "was", "have": "has"}  # "are you" -> "is Melanie"
 
 
 def _described(name: str) -> str:
