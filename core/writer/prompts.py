@@ -137,7 +137,8 @@ def records_section(items: Iterable[Evidence]) -> str:
     dates = [i.time[:10] for i in items if i.time]
     lines = [f"## Observed {dates[-1] if dates else 'undated'}", ""]
     for item in items:
-        doc = {"ref": item.ref, "role": item.role, "speaker": item.speaker, "time": item.time or "undated", "content": item.content}
+        doc: dict[str, object] = {"ref": item.ref, "role": item.role, "speaker": item.speaker,
+                                  "time": item.time or "undated", "content": item.content}
         if item.delegated:
             doc["delegated"] = True
         line = json.dumps(doc, ensure_ascii=False)
