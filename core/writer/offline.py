@@ -35,6 +35,7 @@ from .gather import apply_gathering, plan_gathering, without_blocks
 from .keywords import stems
 from .model import OFFLINE_MODEL, Reply, Step, register_provider
 from .prompts import NOTHING_TO_KEEP
+from .revalued import stale_in_topics
 from .subjects import beside_earlier, rewritten, superseded
 from .tools import PARTIAL_READ
 
@@ -271,7 +272,9 @@ def _organize_step(calls: list[_Call]) -> Step:
     if missing:
         return [("read_file", {"path": p}) for p in missing]
     files = _reads(calls)
-    steps, texts = _merge_duplicates(files)
+    current, stale = stale_in_topics(files, keep=CORE)  # a value a later block changed (revalued.py)
+    steps, texts = _merge_duplicates(current)
+    steps = [("retire_block", {"block_id": bid, "reason": why}) for bid, why in stale] + steps
     kept = {p: t for p, t in texts.items() if t is not None}
     texts.update(apply_gathering(kept, plan_gathering(kept)))
     for path, text in texts.items():

@@ -101,3 +101,81 @@ def superseded(notes: Sequence[N], turn_of: Callable[[N], int], rewrite: Callabl
         elif left:
             out.append(rewrite(note, (head + colon if colon else "") + "; ".join(left) + "."))
     return out
+
+
+# -- across batches: sleep, within one topic --------------------------------------------------
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z`(\"'])")
+
+
+def _statements(content: str) -> list[str]:
+    """A block's sentences, and a gathered list's items, as they are written."""
+    return [p for s in _SENTENCE_END.split(content) for p in re.split(r"(?<=;)\s+", s) if p]
+
+
+def stale_in_topics(files: dict[str, str], keep: str = "") -> tuple[dict[str, str], list[tuple[str, str]]]:
+    """Sleep's pass over what landed: in each topic (`keep` aside, the core), a statement
+    of a value that a block after it, of the same day or later, gives another value is
+    taken out of its block (a batch cannot see the batches before it: pi's "`thinkingMedium`
+    is `cyan`" one batch before "`thinkingMedium` is `#81a2be`"). A block left with
+    nothing is retired, unless another block links to it or it is its topic's only one.
+    Returns the new texts and the retirements (block id, reason). Only a block written
+    on one line with its citations at the end (as the writer writes them) is changed."""
+    from ..memory.topics import parse_topic
+
+    linked = {m.group(1) for text in files.values() for m in re.finditer(r"#\^([0-9a-f]{8})\b", text)}
+    out = dict(files)
+    retired: list[tuple[str, str]] = []
+    for path, text in files.items():
+        if path != keep:
+            changed, gone = _topic_without_stale(parse_topic(path, text), linked)
+            if changed is not None:
+                out[path] = changed
+                retired += [(bid, "superseded: a later block of this topic gives its value anew") for bid in gone]
+    return out, retired
+
+
+def _topic_without_stale(doc: object, linked: set[str]) -> tuple[str | None, list[str]]:
+    """One topic's text without the statements later blocks changed (None: unchanged), and
+    the ids of the blocks that left with all they said."""
+    from ..memory.topics import TopicDoc, parse_topic
+    from .gather import without_blocks
+
+    assert isinstance(doc, TopicDoc)
+    blocks = [b for b in doc.blocks if b.block_id and not b.legacy and b.end - b.start == 1
+              and doc.lines[b.start].startswith(b.content)]
+    when = [max((d.when or "" for c in b.citations if (d := doc.definitions.get(c.id))), default="") for b in blocks]
+    stated = [assignments(b.content) for b in blocks]
+    named = [{f.casefold() for f in _FILE.findall(b.content)} for b in blocks]
+
+    def stale(piece: str, i: int) -> bool:
+        pairs = assignments(piece)
+        return bool(pairs) and len(piece.split()) <= MAX_WORDS and all(
+            any(value != new and when[j] >= when[i] and not (named[i] and named[j] and named[i] != named[j])
+                for j in range(i + 1, len(blocks)) for name2, new in stated[j] if name2 == name)
+            for name, value in pairs)
+
+    lines = list(doc.lines)
+    gone: list[str] = []
+    for i, block in enumerate(blocks):
+        if not stated[i] or not when[i]:
+            continue
+        pieces = _statements(block.content)
+        left = []
+        for piece in pieces:
+            if not stale(piece, i):
+                left.append(piece)
+            elif (head := piece.rpartition(": ")[0]) and not assignments(head):
+                left.append(head + ":")  # "Thinking colors are now: `x` is `#666`;": the label stays for what follows
+        if left == pieces:
+            continue
+        content = " ".join(left).rstrip(";:")
+        if content and not content.endswith(":") and any(not p.endswith(":") for p in left):
+            content = content if content.endswith((".", "!", "?", "…")) else content + "."
+            lines[block.start] = content + lines[block.start][len(block.content):]
+        elif block.block_id not in linked and len(doc.blocks) > 1 + len(gone):
+            gone.append(block.block_id or "")
+    if lines == doc.lines and not gone:
+        return None, []
+    edited = parse_topic(doc.path, "\n".join(lines))
+    return without_blocks(edited, [b for b in edited.blocks if b.block_id in gone]), gone

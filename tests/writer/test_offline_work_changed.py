@@ -67,3 +67,22 @@ def test_the_same_name_in_two_files_of_one_turn_is_no_change(pi_text):
     `thinkingLow` is darkBlue (#0066cc)" are two themes, not a change."""
     assert "`thinkingLow` is blue (#0087ff)" in pi_text
     assert "`thinkingLow` is darkBlue (#0066cc)" in pi_text
+
+
+def test_sleep_takes_out_a_value_a_later_batch_changed(tmp_path):
+    """pi's session is written in two batches: "`thinkingMedium` is `cyan` which is `#00d7ff`"
+    in the first, "`thinkingMedium` is `#81a2be` (brighter blue)" in the second, which cannot
+    see the first. Sleep, reading the topic whole, retires the old block; every other block
+    and id stays."""
+    from scriptorium.core.writer import sleep
+
+    store, sid = _imported(tmp_path, "pi", PI_LARGE)
+    before = _written(store, sid)
+    old = [b for bs in before.values() for b in bs if b.startswith("`thinkingMedium` is `cyan` which is `#00d7ff`")]
+    assert old, "the first batch's value"
+    result = sleep(store.state_dir)
+    assert result.outcome == "ok", result.message
+    after = "\n".join(b for bs in _topics(store).values() for b in bs)
+    assert "`thinkingMedium` is `cyan` which is `#00d7ff`" not in after
+    assert "`thinkingMedium` is `#81a2be` (brighter blue)" in after
+    assert "`tui-renderer.ts` still uses `chalk` extensively throughout." in after
