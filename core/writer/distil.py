@@ -75,7 +75,7 @@ _NARRATION = re.compile(
     r"i want to|i can now|i'd like to|we need to|we'll|time to|going to|starting|continuing|moving on|back to|"
     r"next up|proceeding|working on)\b"
     r"|i(?:'m| am) (?:now |also |just |still )?(?:going|about|ready|done|on it|\w{2,}ing)\b"
-    r"|i(?:'ve| have)(?: now)? (?:a |the |full |all |enough |successfully |now )?(?:clear|good|full|complete|"
+    r"|(?:i|we)(?:'ve| have)(?: now)? (?:a |the |full |all |enough |successfully |now )?(?:clear|good|full|complete|"
     r"better|thorough|understanding|picture|context|everything|read|reviewed|looked|checked|explored|examined|"
     r"finished|completed)\b)", re.I)
 # tool bookkeeping and status: tests/builds/linters passing, files updated, work committed
@@ -678,7 +678,8 @@ def _request(sentence: str) -> str | None:
         return None  # "write markdown, including code, tables, lists nested": a sample to look at
     if re.search(r"\b(?:via|in|with|using) (?:bash|the shell|a shell|the terminal)\b", sentence, re.I):
         return None  # "sleep 5 seconds via bash": a command to run then
-    if _SUBJECTLESS.match(sentence) and len(sentence.split()) < 8 and not _specific(sentence):
+    if _SUBJECTLESS.match(sentence) and (len(sentence.split()) < 8 and not _specific(sentence)
+                                         or len(sentence.split()) < 5):  # "Should be 8ABeB7.": the value of what?
         return None  # "Need to be fully clean.": of what, the question before said
     if verb in PROCESS or any(first_word(c) in PROCESS for c in re.split(r"[,;]\s*", sentence)[1:]):
         return None  # "I undid your changes, try again": what to do next in that session

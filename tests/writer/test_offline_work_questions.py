@@ -94,3 +94,11 @@ def test_small_talk_is_no_question_an_answer_keeps(tmp_path):
     assert "fun going on" not in text, text
     assert "Melanie finished the adoption paperwork" in text, text
     assert "How is Melanie doing with the adoption? The agency calls Friday." in text, text
+
+
+def test_progress_said_as_we_and_a_value_without_its_name_are_no_notes(pi_refactor, pi_large):
+    """pi: "We've completed WP1-WP10." (then WP1-WP13, WP1-WP14): progress of that session.
+    The user: "should be 8ABeB7": the value of what, the turn before said."""
+    assert "We've completed WP1" not in pi_refactor
+    assert "Should be 8ABeB7" not in pi_large
+    assert "`mdListBullet` is `#8abeb7` (accent)" in pi_large
