@@ -234,7 +234,9 @@ def test_a_predecessor_cycle_is_reported_not_walked_forever(tmp_path: Path) -> N
     first = layout.node(store.entry(sid, ids[1]).filename)
     doc = json.loads(first.read_bytes())
     doc["predecessor"] = ids[3]  # 3 -> 2 -> 1 -> 3: a damaged session
-    first.write_text(json.dumps(doc))
+    tmp = first.with_name(first.name + ".tmp")
+    tmp.write_text(json.dumps(doc))
+    tmp.replace(first)  # as OpenProgram writes: a temp renamed over (history/ changes, the index sees it)
     fresh = SessionStore(tmp_path / "state")
     with pytest.raises(InvalidNode, match="cycle"):
         pending(fresh, sid, workspace=wid)
