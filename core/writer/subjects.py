@@ -110,21 +110,31 @@ def beside_earlier(filed: list[Filed], topics: dict[str, str]) -> dict[int, str]
 def _subject_block(notes: list[Note], blocks: list[_Block]) -> _Block | None:
     """The earlier block these notes are about: they share MIN_SHARED stems with it (the
     people talking and the words of half the topic's blocks aside), MIN_RARE of them
-    subject stems (in few of its blocks), and more (by weight) than with any other."""
+    subject stems (in few of its blocks), and more (by weight) than with any other; or
+    the last of the blocks about it that follow it (placed beside it before), so a
+    subject's blocks stay in the order they were said."""
     df = Counter(s for b in blocks for s in b.stems)
     n = max(len(blocks), 1)
     rare = {s for s, k in df.items() if k <= max(2, RARE_SHARE * n)}
     names = {stem(w.casefold()) for note in notes for who in (note.turn.speaker, note.turn.other) for w in who.split()}
     mine = set().union(*(_stems(note.text) for note in notes)) - names
+    def shared(block: _Block) -> set[str]:
+        return {s for s in mine & block.stems if df[s] <= n / 2 or n < 4}
+
+    def about(block: _Block) -> bool:
+        both = shared(block)
+        return len(both) >= MIN_SHARED and len(both & rare) >= MIN_RARE
+
     best, score = None, 0.0
-    for block in blocks:
-        shared = {s for s in mine & block.stems if df[s] <= n / 2 or n < 4}
-        if len(shared) < MIN_SHARED or len(shared & rare) < MIN_RARE:
-            continue
-        weight = sum(math.log((n + 1) / df[s]) for s in shared)
+    for k, block in enumerate(blocks):
+        weight = sum(math.log((n + 1) / df[s]) for s in shared(block)) if about(block) else 0.0
         if weight > score:
-            best, score = block, weight
-    return best
+            best, score = k, weight
+    if best is None:
+        return None
+    while best + 1 < len(blocks) and about(blocks[best + 1]):  # after the blocks already placed beside it
+        best += 1
+    return blocks[best]
 
 
 def superseded(notes: list[Note], topics: dict[str, str]) -> dict[str, dict[str, list[tuple[str, str]]]]:

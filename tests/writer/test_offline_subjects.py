@@ -74,6 +74,20 @@ def test_a_later_sessions_block_about_a_subject_sits_right_after_the_earlier_blo
     assert cited == {"s3-t1": "2023-08-14", "s3-t2": "2023-08-14"}, cited
 
 
+def test_a_third_sessions_block_about_the_subject_goes_after_the_second(tmp_path):
+    store = SessionStore(tmp_path / "state")
+    _first_sessions(store)
+    _session(store, "s3", (2023, 8, 14), [
+        ("user", "I finished my first pottery bowl at the community center class yesterday!"),
+    ])
+    _session(store, "s4", (2023, 9, 30), [
+        ("user", "My pottery class at the community center ends next week, I glazed a vase."),
+    ])
+    texts = [b.content for b in _blocks(store)["people/caroline.md"]]
+    assert ["pottery class at the community center on Elm Street" in texts[0], "pottery bowl" in texts[1],
+            "glazed a vase" in texts[2], "Luna" in texts[3]] == [True] * 4, texts
+
+
 def test_a_changed_home_stands_and_the_earlier_one_is_marked_past(tmp_path):
     store = SessionStore(tmp_path / "state")
     _first_sessions(store)
