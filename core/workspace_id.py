@@ -13,7 +13,7 @@ from pathlib import Path
 
 from .paths import StatePaths
 
-WORKSPACE_ID_RE = re.compile(r"^w-[0-9a-f]{8}$")
+WORKSPACE_ID_RE = re.compile(r"w-[0-9a-f]{8}\Z")  # match() anchors the start; \Z, not `$`: no trailing newline
 
 
 class WorkspaceIdError(Exception):

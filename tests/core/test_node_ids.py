@@ -81,3 +81,10 @@ def test_a_checkpoint_reads_the_redo_log_once_and_still_repairs_what_a_crash_und
     assert len(opened) == 1
     assert json.loads(f.read_bytes())["metadata"][MARK_KEY] == wid
     assert layout.marks_redo.stat().st_size == 0
+
+
+def test_a_shared_workspace_id_with_a_trailing_newline_is_not_one() -> None:
+    from scriptorium.core.sessions.marker import read_shared_ids
+
+    assert read_shared_ids(json.dumps({"workspaces": ["w-0123abcd", "w-0123abce\n", "w-0123abc"]}).encode()) == [
+        "w-0123abcd"]
