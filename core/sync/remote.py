@@ -24,7 +24,7 @@ from ..memory.history import BRANCH, IDENTITY_ENV
 from ..outcome import ScriptoriumError
 
 NETWORK_TIMEOUT_S = 60.0
-_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")  # whole names only: fullmatch
 # What git says when it cannot reach a remote at all: offline, a host that does not answer,
 # a path on a drive that is not mounted. Retrying later can heal these.
 _UNREACHABLE = re.compile(
@@ -97,7 +97,7 @@ def _message(proc: subprocess.CompletedProcess[bytes]) -> str:
 
 
 def check_name(name: str) -> str:
-    if not _NAME.match(name):
+    if not _NAME.fullmatch(name):
         raise RemoteError(f"invalid remote name {name!r}: letters, digits, '.', '_' and '-' only")
     return name
 
