@@ -184,26 +184,31 @@ class NodeFileError(Exception):
 
 def read_node_file(path: Path | str) -> Node:
     try:
-        return Node.from_payload(json.loads(_read_whole(path, os.O_RDONLY | os.O_CLOEXEC)[0]))
+        return Node.from_payload(json.loads(read_whole(path, os.O_RDONLY | os.O_CLOEXEC)[0]))
     except (OSError, ValueError, UnicodeDecodeError) as exc:
         raise NodeFileError(path, str(exc)) from exc
 
 
-def _read_whole(path: Path | str, flags: int) -> tuple[bytes, os.stat_result]:
+def read_whole(path: Path | str, flags: int) -> tuple[bytes, os.stat_result]:
     """A file's bytes and the stat they were read under: open, fstat, read, close (a buffered
     file object adds an isatty ioctl, a seek and a second read to each of the thousands a
     first open reads and the twenty a mark rewrites)."""
     fd = os.open(path, flags)
     try:
-        st = os.fstat(fd)
-        data = os.read(fd, st.st_size + 1)
-        if len(data) != st.st_size:  # changed under us, or a short read: read to the end
-            parts = [data]
-            while part := os.read(fd, 1 << 20):
-                parts.append(part)
-            data = b"".join(parts)
+        return read_open(fd)
     finally:
         os.close(fd)
+
+
+def read_open(fd: int) -> tuple[bytes, os.stat_result]:
+    """An open file's bytes from where it stands and the stat they were read under."""
+    st = os.fstat(fd)
+    data = os.read(fd, st.st_size + 1)
+    if len(data) != st.st_size:  # changed under us, or a short read: read to the end
+        parts = [data]
+        while part := os.read(fd, 1 << 20):
+            parts.append(part)
+        data = b"".join(parts)
     return data, st
 
 
@@ -245,7 +250,7 @@ def _read_entries(history: str, names: list[str], fast: bool) -> list[IndexEntry
                 finally:
                     close(fd)
                 if len(data) != st.st_size:  # changed under us, or a short read
-                    data, st = _read_whole(f"{history}/{name}", flags)
+                    data, st = read_whole(f"{history}/{name}", flags)
                 append(entry(parse(data), name, (st.st_mtime_ns, st.st_size), -1))
             except (OSError, ValueError, UnicodeDecodeError) as exc:
                 raise NodeFileError(Path(history, name), str(exc)) from exc

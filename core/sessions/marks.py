@@ -16,7 +16,7 @@ from ..fsutil import write_all
 from ..flock import flock as _flock
 from ..values import TYPE_CHECKING
 from .errors import InvalidNode, SessionBusy, UnknownNode
-from .index import IndexEntry, NodeFileError, SessionIndex, _read_whole, bump_generation
+from .index import IndexEntry, NodeFileError, SessionIndex, bump_generation, read_open, read_whole
 from .nodes import FILENAME_RE, Node
 from .paths import HISTORY_REL, SessionPaths, node_rel
 
@@ -148,19 +148,12 @@ def _write_logged(d: Path, history: str, nodes: list[tuple[Node, str, os.stat_re
 
 
 def _read_held(path: str, held: list[int]) -> tuple[bytes, os.stat_result]:
-    """`_read_whole`, the file left open in `held` while it has room."""
+    """`read_whole`, the file left open in `held` while it has room."""
     if len(held) >= HOLD_MAX:
-        return _read_whole(path, os.O_RDONLY | os.O_CLOEXEC)
+        return read_whole(path, os.O_RDONLY | os.O_CLOEXEC)
     fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
     held.append(fd)
-    st = os.fstat(fd)
-    data = os.read(fd, st.st_size + 1)
-    if len(data) != st.st_size:  # changed under us, or a short read: read to the end
-        parts = [data]
-        while part := os.read(fd, 1 << 20):
-            parts.append(part)
-        data = b"".join(parts)
-    return data, st
+    return read_open(fd)
 
 
 def _close_later(fds: list[int]) -> None:
@@ -254,7 +247,7 @@ def _named_in_saved_index(layout: SessionPaths, ids: list[str]) -> dict[str, str
         if not wanted:
             break
         try:  # the index is only ever replaced by a rename, never truncated under a mapping; the journal grows
-            data = _mapped(path) if path == layout.index else _read_whole(path, os.O_RDONLY | os.O_CLOEXEC)[0]
+            data = _mapped(path) if path == layout.index else read_whole(path, os.O_RDONLY | os.O_CLOEXEC)[0]
         except (OSError, ValueError):  # (mmap refuses an empty file)
             continue
         last = 0
