@@ -18,6 +18,13 @@ import pytest
 PY = sys.executable
 
 
+def _as_from_a_terminal() -> None:
+    """The child starts with SIGINT's default action, as under a terminal: a test run launched
+    in the background by a non-interactive shell inherits SIGINT ignored, and Python then keeps
+    ignoring it (no KeyboardInterrupt to test)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def cli(state: Path, *args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
     return subprocess.run([PY, "-m", "scriptorium.core.cli", "--state", str(state), *args],
                           capture_output=True, text=True, timeout=120, input=stdin)
@@ -43,7 +50,7 @@ def test_ctrl_c_says_what_it_left_and_exits_130(tmp_path: Path) -> None:
     """A real SIGINT while a command waits (append reading its text from stdin)."""
     proc = subprocess.Popen([PY, "-m", "scriptorium.core.cli", "--state", str(tmp_path), "session", "append",
                              "s1", "--role", "user", "--text", "-"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+                            stderr=subprocess.PIPE, text=True, preexec_fn=_as_from_a_terminal)
     time.sleep(1.5)  # let it reach the read
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=60)
@@ -62,7 +69,8 @@ def test_ctrl_c_during_import_names_what_stays(tmp_path: Path) -> None:
         "from scriptorium.core.cli import main\n"
         f"sys.exit(main(['--state', {str(tmp_path)!r}, 'import', 'claude-code', {str(tmp_path)!r}]))\n"
     )
-    proc = subprocess.run([PY, "-c", code], capture_output=True, text=True, timeout=60)
+    proc = subprocess.run([PY, "-c", code], capture_output=True, text=True, timeout=60,
+                          preexec_fn=_as_from_a_terminal)
     assert proc.returncode == 130
     assert "interrupted: the sessions imported so far are kept; run the same import again" in proc.stderr
     assert "Traceback" not in proc.stderr
