@@ -3,9 +3,10 @@
 bench/data/coding_questions.json names public agent transcripts (Claude Code, Codex,
 pi; kept under bench/data/coding/, sources and licences in its SOURCES.md) and, for
 each, questions with the key words of their answer, and its split: `tune` (read while
-changing the writer), `heldout` (only measured; looked at since) or `blind` (measured
+changing the writer), `heldout` (only measured; looked at since), `blind` (measured
 only before and after a session's changes, never while choosing them, and its blocks are
-not printed). A split's transcripts are
+not printed) or `fresh` (two transcripts of projects no other split has, added 2026-12-04;
+run only when named). A split's transcripts are
 imported into one state with `scriptorium import <agent>` (as a user's memory holds
 many projects) and written by the offline writer (`finish` per session, one `sleep`).
 A question's answer is found when every key (casefolded) is in the text read: the top 5
@@ -58,8 +59,8 @@ class Built:
     missing: list[str]
 
 
-SPLITS = ("tune", "heldout", "blind")
-DEFAULT_SPLITS = ("tune", "heldout")  # `--only coding`; the blind split runs only when named
+SPLITS = ("tune", "heldout", "blind", "fresh")
+DEFAULT_SPLITS = ("tune", "heldout")  # `--only coding`; the blind and fresh splits run only when named
 
 
 def build(state: Path, spec: Path = QUESTIONS, fixtures: Path = FIXTURES, split: str = "tune") -> Built:

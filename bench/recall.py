@@ -25,7 +25,8 @@ each shape also gives "categoryN_recall5" and "categoryN_raw" per LoCoMo categor
 the questions whose evidence spans sessions; 2 temporal; 3 open-domain; 4 single-hop);
 then the coding-transcript set (bench/coding_set.py): its tune split with a "coding_" prefix, its held-out
 split with "coding_heldout_" (`--only coding-tune` or `coding-heldout` runs one); the blind split
-("coding_blind_") runs only when named, `--only coding-blind`, and prints no blocks. Search is
+("coding_blind_") runs only when named, `--only coding-blind`, and prints no blocks; the fresh split
+("coding_fresh_", `--only coding-fresh`) too, and prints its blocks. Search is
 hybrid (BM25+ fused with WordLlama similarity, as `search` ranks by default); each shape
 also reports "bm25_only_recall5" (the same memory searched by words alone) and
 "hybrid_over_bm25_only".
