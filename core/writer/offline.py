@@ -35,7 +35,7 @@ from .gather import apply_gathering, plan_gathering, without_blocks
 from .keywords import stems
 from .model import OFFLINE_MODEL, Reply, Step, register_provider
 from .prompts import NOTHING_TO_KEEP
-from .revalued import stale_in_topics
+from .revalued import record_time, stale_in_topics, timed_sources
 from .subjects import beside_earlier, rewritten, superseded
 from .tools import PARTIAL_READ
 
@@ -272,7 +272,12 @@ def _organize_step(calls: list[_Call]) -> Step:
     if missing:
         return [("read_file", {"path": p}) for p in missing]
     files = _reads(calls)
-    current, stale = stale_in_topics(files, keep=CORE)  # a value a later block changed (revalued.py)
+    needed = timed_sources(files, keep=CORE)  # which of two topics' blocks of one day came later
+    asked = {c.arguments.get("ref", ""): c.result or "" for c in calls if c.name == "read_source"}
+    if any(ref not in asked for ref in needed):
+        return [("read_source", {"ref": ref}) for ref in needed if ref not in asked]
+    times = {ref: record_time(text) for ref, text in asked.items()}
+    current, stale = stale_in_topics(files, keep=CORE, times=times)  # a value a later block changed (revalued.py)
     steps, texts = _merge_duplicates(current)
     steps = [("retire_block", {"block_id": bid, "reason": why}) for bid, why in stale] + steps
     kept = {p: t for p, t in texts.items() if t is not None}
