@@ -23,7 +23,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
-_CODE_NAME = r"`[^`\n]{1,60}`|[A-Za-z_][\w-]*(?:[A-Z_.][\w.-]*)+|[A-Z][A-Z0-9_]{2,}"
+# (one [A-Z_.] after the first letter, then anything: `(?:[A-Z_.][\w.-]*)+` said the same and
+# backtracked exponentially over a long name such as "ARCHITECTURE-REFACTORING.md", seconds a block)
+_CODE_NAME = r"`[^`\n]{1,60}`|[A-Za-z_][\w-]*[A-Z_.][\w.-]*|[A-Z][A-Z0-9_]{2,}"
 _SETTING = (r"(?i:(?:[a-z][\w-]+ )?(?:timeout|threshold|port|limit|budget|interval|ttl|delay|batch size|max(?:imum)?|"
             r"min(?:imum)?|retries|concurrency|window))")
 _VALUE = (r"`[^`\n]{1,60}`|#[0-9a-fA-F]{3,8}\b|-?\d[\d.,_]*(?:\s?(?:%|ms|s|sec|seconds?|minutes?|mins?|h|hours?|"
