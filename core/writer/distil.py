@@ -21,7 +21,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 
-from .keywords import COMMON_WORDS, FILLER, content_words, is_content, keyphrases, phrases, stem
+from .keywords import COMMON_WORDS, FILLER, content_words, is_content, keyphrases, phrases, stem, word_count
 from .people import compact, concrete, keeps_company
 from .revalued import superseded
 from .standing import APOLOGY, is_identity, is_rule, without_anger
@@ -143,6 +143,7 @@ class Note:
     subject: str = ""  # the person the sentence is about, when a speaker's name is its subject
     words: list[str] = field(default_factory=list)  # content words
     prompted_by: tuple[str, ...] = ()  # the question this answers, when it left no note of its own
+    refers: bool = False  # its subject is a pronoun for what the note before it (same turn) says: never apart
 
 
 @dataclass
@@ -180,24 +181,35 @@ def distil(turns: list[Turn]) -> list[Note]:
     asked: Turn | None = None  # the last turn, when it asked and left no note
     named: tuple[str, int] = ("", -9)  # the file last named, and in which turn
     for turn in turns:
-        kept = []
+        kept: list[Note] = []
+        before: tuple[str, Note | None] = ("", None)  # the turn's sentence before, and its note
         for sentence in _sentences(turn.text, turn.work, quoted=turn.role == "assistant"):
             note = _note(sentence, turn)
             if note is not None and turn.work:
                 note = _with_antecedent(note, named[0] if turn.index - named[1] <= 1 else _UNKNOWN)
+            if note is not None and turn.work and _REFERS.match(note.text):
+                if before[1] is not None and before[1] is kept[-1] and before[1].core == note.core:
+                    note.refers = True  # "X is Y. It is large": kept and grouped with the note before it
+                elif before[0] and before[1] is None:
+                    note = _referred(before[0], note, turn)
             if note is not None:
                 kept.append(note)
+            before = (sentence, note)
             files = set(_FILE_NAME.findall(sentence))
             # the file a sentence names, when it names one ("like `oauth-selector.ts` and `theme-selector.ts`": none)
             named = (files.pop() if len(files) == 1 else _UNKNOWN, turn.index) if files else named
-        short = len(turn.text.split()) <= (12 if turn.work else 8)  # a working session's long answer is its notes
+        # a working session's long answer is its notes; Chinese is written without spaces: its words are counted
+        short = word_count(turn.text) <= (12 if turn.work else 8)
         if asked is not None and asked.speaker != turn.speaker and (short or not kept and not turn.work):
             kept = _answered(asked, turn) or kept  # a short answer means something only with its question
         if kept and asked is not None and asked.speaker != turn.speaker:
             kept[0].prompted_by = (asked.ref,)
         asked = turn if not kept and re.search(r"[?？]\s*$", turn.text.strip()) else None
         best = min(range(len(kept)), key=lambda i: (-_weight(kept[i]), i), default=None)
-        for note in (n for i, n in enumerate(kept) if i == best or n.core or _specific_undated(n)):
+        chosen = [i == best or n.core or _specific_undated(n) or _full_chinese(n) for i, n in enumerate(kept)]
+        for i in range(len(kept) - 1, 0, -1):  # a note kept for what it says keeps the one its pronoun stands for
+            chosen[i - 1] = chosen[i - 1] or chosen[i] and kept[i].refers
+        for note in (n for i, n in enumerate(kept) if chosen[i]):
             norm = " ".join(note.words)
             if norm in seen:  # said again (a later turn repeats it): one note
                 continue
@@ -214,6 +226,49 @@ def _revalued(notes: list[Note]) -> list[Note]:
         return notes
     return superseded(notes, lambda n: n.turn.index,
                       lambda n, text: Note(text, n.turn, n.core, n.subject, content_words(text), n.prompted_by))
+
+
+# a note whose subject is a pronoun for what the sentence before named ("They are large, branch-specific ...")
+_REFERS = re.compile(r"^(?:it|they)\b(?!\s+(?:is|was)\s+(?:\w+\s+)?(?:to|that)\b)|"  # not "It is hard to ..."
+                     r"^(?:这样|这些|那些|它们?|此时)|"  # Chinese: "this way", "these", "it"
+                     r"^(?:these|those|this|that)(?:'s|'re|’s|’re)?\s+(?:(?:also|still|now|only|just|then|"
+                     r"already|always|never|actually|really|probably|usually|all|both)\s+)?(?:is|are|was|were|has|have|"
+                     r"had|can|could|should|would|will|may|might|must|does|do|did|doesn't|don't|isn't|aren't|won't|"
+                     r"can't|[a-z]{3,}(?:s|ed))\b|^(?:it|they)(?:'s|'re|’s|’re)\s", re.I)
+_ABOUT = re.compile(r"^(?:and |so |but |ok(?:ay)?,? )?(?:what|how) about (?:the )?([^?,;:]{3,60}?)\s*\?$", re.I)
+
+
+def _joined(note: Note, text: str) -> Note:
+    text = f"{note.text} {text}"
+    return Note(text, note.turn, note.core, note.subject, content_words(text), note.prompted_by)
+
+
+def _referred(before: str, note: Note, turn: Turn) -> Note:
+    """A note whose subject is a pronoun for what the turn's sentence before named, when that
+    sentence left no note: "What about the Rust target directories? They grow to about 30 GB
+    per branch." names them ("The Rust target directories grow ..."); a statement the writer
+    passed over ("Keep target directories out of the shared cache.", said without a path or a
+    reason) goes before it. A question, a working step or code before it names nothing to keep."""
+    about = _ABOUT.match(before.strip())
+    if about is not None:
+        if len(about.group(1).split()) > 6:
+            return note
+        named = about.group(1).strip()
+        text = re.sub(r"^\w+(?:['’](?:s|re))?", lambda m: named[:1].upper() + named[1:] + (
+            " is" if m.group(0)[-2:] in ("'s", "’s") else " are" if m.group(0)[-3:] in ("'re", "’re") else ""),
+            note.text, count=1)
+        text = text if text[:1].isupper() else text[:1].upper() + text[1:]
+        return Note(f"The {text[:1].lower() + text[1:]}" if not named[:1].isupper() else text, note.turn, note.core,
+                    note.subject, content_words(text), note.prompted_by)
+    said = _strip_chatter(before, turn)
+    if (not said or said.endswith(("?", "？", ":")) or _code_like(said) or len(said.split()) < 3
+            or turn.role == "assistant" and (_working_step(said) or _working_step(before))
+            or turn.role == "user" and _request(said) != said):
+        return note
+    said, _ = _third_person(said, turn)
+    said = said[:1].upper() + said[1:]
+    return _joined(Note(said if said.endswith((".", "!", "…", "。")) else said + ".", note.turn, note.core,
+                        note.subject, [], note.prompted_by), note.text)
 
 
 _FILE_NAME = re.compile(r"(?<![\w.@/-])((?:[\w@.-]+/)*[\w-]+\.(?:tsx?|jsx?|mjs|cjs|py|exs?|rb|go|rs|java|kt|swift|cs|c|h|"
@@ -362,12 +417,18 @@ def group(notes: list[Note], names: set[str], *, thread: bool = False) -> list[B
         shared = [k for k in keys if df[k] >= 2]
         key = max(shared, key=lambda k: (df[k], -keys.index(k))) if shared else ""
         block = by_key.get((key, note.core)) if key and not thread and not note.core else None
+        referent = note.refers and bool(blocks) and blocks[-1].notes[-1].turn is note.turn
+        if referent:
+            block = blocks[-1]  # "They are large, ...": where the note it refers to is
         if block is None and blocks and not note.core and _continues(blocks[-1], note, key, thread):
             block = blocks[-1]
+        moved = None
         if block is not None and _full(block, thread, note):
+            if referent and len(block.notes) > 1:  # full: the note it refers to starts the next block with it
+                moved = block.notes.pop()
             block = None
         if block is None:
-            block = Block([], key, dated=thread)
+            block = Block([moved] if moved else [], key, dated=thread)
             blocks.append(block)
         elif blocks[-1] is not block:  # keep blocks in order of their latest note
             blocks.remove(block)
@@ -631,13 +692,14 @@ def _note(sentence: str, turn: Turn) -> Note | None:
     core = turn.role == "user" and (
         is_identity(sentence)
         or ruled)
-    size = len(sentence.split())
+    size = word_count(sentence)  # Chinese has no spaces between its words
+    chinese = size > len(sentence.split())  # the English cues below (a code span, "because", a verb's -ed) say nothing
     if turn.work and turn.role == "assistant" and not (_specific(sentence) or _MIXED_CASE.search(sentence)
-                                                       or _BECAUSE.search(sentence)):
+                                                       or _BECAUSE.search(sentence) or chinese):
         return None  # "The TS errors are config issues.": the agent's finding names the thing it is about, or why
     if turn.work and not core and size < MIN_WORK_WORDS and not (size >= 3 and _specific(sentence)):
         return None  # "Stage and commit.": a fragment of a working session tells the next one nothing
-    if turn.work and not core and (sentence.count("\\n") >= 2
+    if turn.work and not core and not chinese and (sentence.count("\\n") >= 2
                                    or size <= 7 and not _VERBISH.search(sentence)
                                    and not re.search(r"[`/_]|\w\.\w|(?<![A-Za-z])\d", sentence)
                                    and not re.search(r"[,;]", sentence)):
@@ -796,6 +858,12 @@ def _one_call(span: str) -> bool:
     """A code span that is one call (a name and its arguments, no statement, block or
     pipeline in it) names a symbol however long its arguments are."""
     return len(span) <= 120 and bool(_CALL.match(span.strip()))
+
+
+def _full_chinese(note: Note) -> bool:
+    """A whole Chinese sentence of a working session: no code span, capital or number marks
+    it specific the way English shows it ("建议把常规发布窗口改到周二到周四的上午。")."""
+    return note.turn.work and word_count(note.text) >= 8 + len(note.text.split())
 
 
 def _specific_undated(note: Note) -> bool:

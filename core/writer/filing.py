@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from pathlib import PurePosixPath
 
@@ -269,9 +270,28 @@ def _match(words: set[str], existing: dict[str, set[str]]) -> str | None:
     return best if best is not None and existing[best] & words else None
 
 
-def title(path: str) -> str:
-    stem_ = PurePosixPath(path).stem.replace("-", " ")
-    return stem_[:1].upper() + stem_[1:]
+def title(path: str, texts: Iterable[str] = ()) -> str:
+    """A topic's heading from its file name, each word spelled as the blocks filed into it
+    spell it: a folder `ci-runners` whose blocks say "the CI runners" is "CI runners", not
+    "Ci runners" (a word the texts write in lower case, or capitalized only, stays as it is)."""
+    words = PurePosixPath(path).stem.replace("-", " ").split(" ")
+    said: dict[str, Counter[str]] = {}
+    wanted = {w.casefold() for w in words if w}
+    for text in texts:
+        for token in _SPELLED.findall(text):
+            if token.casefold() in wanted:
+                said.setdefault(token.casefold(), Counter())[token] += 1
+    out = []
+    for word in words:
+        spellings = said.get(word.casefold())
+        best = spellings.most_common(1)[0][0] if spellings else word
+        # only a spelling no sentence start explains: "CI", "LiveView", "iOS" (not "Runners")
+        out.append(best if best != best.capitalize() and best != best.casefold() else word)
+    heading = " ".join(out)
+    return heading[:1].upper() + heading[1:]
+
+
+_SPELLED = re.compile(r"[^\W_]+")
 
 
 def render(filed: Filed, label: str) -> str:

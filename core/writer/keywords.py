@@ -25,6 +25,13 @@ _TOKEN = re.compile(r"[^\W_](?:[\w'’]|[./\-:](?=[^\W_]))*", re.UNICODE)
 _IDENTIFIER = re.compile(r"[./_]|[a-z][A-Z]|\d[A-Za-z]|[A-Za-z]\d")
 _SLUG_UNSAFE = re.compile(r"[^\w-]+")
 
+
+def word_count(text: str) -> int:
+    """Words of a text, a run of CJK characters (written without spaces) as one word per two
+    characters: "满足任一条件即可算热修复" is six words, not one."""
+    runs = _CJK_RUN.findall(text)
+    return len(_CJK_RUN.sub(" ", text).split()) + sum((len(run) + 1) // 2 for run in runs)
+
 # Conversational filler: greetings, thanks, acknowledgements, interjections, empty
 # praise and intensifiers. They carry no fact, so they are never content nor a key.
 FILLER = frozenset("""

@@ -206,7 +206,8 @@ def _write_step(task: str, calls: list[_Call]) -> Step:
             after.setdefault(item.path, {}).setdefault(beside[n - 1], []).append(render(item, f"e{n}"))
             continue
         if item.path not in files:
-            files[item.path] = [] if item.path in listed else [f"# {title(item.path)}"]
+            files[item.path] = [] if item.path in listed else [
+                f"# {title(item.path, [*(f.block.text for f in filed if f.path == item.path), *(r.content for r in records)])}"]
         files[item.path].append(render(item, f"e{n}"))
     steps: list[tuple[str, dict[str, Any]]] = []
     for path in sorted(set(after) | set(past)):

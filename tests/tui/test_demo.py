@@ -4,6 +4,7 @@ real by the offline model, it is built once, and prints offline."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -110,3 +111,35 @@ def test_without_state_the_demo_lives_in_the_platform_data_dir(tmp_path: Path, m
     assert main(["demo", "--print"]) == 0
     assert (tmp_path / "data" / "scriptorium" / "demo" / "sessions").is_dir()
     assert not (tmp_path / "real-state").exists()
+
+
+def _blocks(state: Path) -> dict[str, list[str]]:
+    from scriptorium.core.memory.topics import parse_topic
+
+    topics = state / "memory" / "topics"
+    return {p.relative_to(topics).as_posix(): [b.content for b in parse_topic(p.name, p.read_text(encoding="utf-8")).blocks]
+            for p in topics.rglob("*.md")}
+
+
+def test_the_demo_topics_read_as_the_sessions_spell_them(built_demo: Path) -> None:
+    """The build-cache session ran in `~/src/ci-runners` and says "the CI runners": its topic's
+    heading is "CI runners", not the folder's "Ci runners"."""
+    text = (built_demo / "memory" / "topics" / "ci-runners.md").read_text(encoding="utf-8")
+    assert text.startswith("# CI runners\n"), text.splitlines()[0]
+
+
+def test_every_demo_block_stands_alone(built_demo: Path) -> None:
+    """No written block opens with a pronoun for what another block says ("They are large, …"
+    was the target directories of a sentence before it), nor keeps a question before its
+    answer (热修复的标准怎么定？ ahead of the criteria)."""
+    written = {rel: blocks for rel, blocks in _blocks(built_demo).items() if rel != "core.md" and "runbooks" not in rel}
+    starts = [b for bs in written.values() for b in bs]
+    assert starts
+    for block in starts:
+        assert not re.match(r"(?:They|It|These|This|那|这样)\b", block), block
+        assert "？" not in block and not re.search(r"\?\s", block), block
+    cache = " ".join(written["ci-runners.md"])
+    assert "Keep target directories out of the shared cache. They are large, branch-specific" in cache
+    assert "Rust target directories grow to about 30 GB per branch." in cache
+    release = " ".join(written["release-process.md"])
+    assert "满足任一条件即可算热修复：线上错误率超过 1%、支付或登录不可用、数据正在丢失。" in release
