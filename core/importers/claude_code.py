@@ -18,6 +18,9 @@ turn that called the `Task` tool. The compactor's own transcript
 (`subagents/agent-acompact-*.jsonl`) is Claude Code summarising, not a sub-agent
 the user asked for: it is not imported.
 
+What the user typed after `#` for Claude Code to remember (`<user-memory-input>…`) is
+their turn, in their words without the tag.
+
 A prompt typed as a slash command (`<command-name>/x</command-name>…<command-args>…`)
 is the user's turn, as `/x args`; a command with no arguments (`/clear`, `/model`)
 is not. Records Claude Code writes as "user" on its own behalf — a background task's
@@ -47,6 +50,8 @@ LOCAL_COMMAND_TAGS = ("<command-name>", "<command-message>", "<command-args>", "
                       "<bash-stderr>")
 COMMAND_NAME_RE = re.compile(r"<command-name>\s*(.*?)\s*</command-name>", re.S)
 COMMAND_ARGS_RE = re.compile(r"<command-args>(.*?)</command-args>", re.S)
+# what the user typed after `#` for Claude Code to remember ("When committing, always use conventional commits")
+MEMORY_INPUT_RE = re.compile(r"^<user-memory-input>(.*?)</user-memory-input>$", re.S)
 RUNTIME_PREFIXES = ("<task-notification>", "<user-prompt-submit-hook>", "<system-reminder>", "Stop hook feedback:",
                     "SubagentStop hook feedback:", "PreToolUse:", "PostToolUse:")
 COMPACTOR_FILE_PREFIX = "agent-acompact"
@@ -186,6 +191,10 @@ class _Folder:
             reason = "empty user message"
         elif stripped.startswith(INTERRUPT_PREFIX):
             reason = "interrupt marker"
+        elif memory := MEMORY_INPUT_RE.match(stripped):
+            text = memory.group(1).strip()  # the user's own words, a rule to keep: their turn, without the tag
+            if not text:
+                reason = "empty user message"
         elif stripped.startswith(RUNTIME_PREFIXES):
             self._runtime(uuid, parent, on_head, text, created)
             return

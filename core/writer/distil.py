@@ -23,6 +23,7 @@ from datetime import date, timedelta
 
 from .keywords import COMMON_WORDS, FILLER, content_words, is_content, keyphrases, phrases, stem, word_count
 from .people import compact, concrete, keeps_company
+from .moved import moved_away
 from .revalued import superseded
 from .standing import APOLOGY, is_identity, is_rule, without_anger
 from .steps import ADVICE, DIRECTING, PROCESS, first_word
@@ -38,6 +39,7 @@ MIN_WORK_WORDS = 5  # words of a note in a working session, unless it names a pa
 
 _FENCE = re.compile(r"^\s*(```|~~~).*?^\s*\1[^\n]*$", re.M | re.S)
 _DOTTED = re.compile(r"\w\.(?=\w)")
+_RELATIVE_DOTS = re.compile(r"(?<![\w.])\.{1,2}(?=/)")  # `./config.ts`, ../logs: a path, no sentence's end
 _DOT = "\ue000"  # a private-use character stands for a dot inside a name while sentences are cut
 _LIST_MARK = re.compile(r"^\s*(?:[-*+•]|\d+[.)]|#{1,6})\s+")
 _WORD = re.compile(r"[\w'’]+")
@@ -133,6 +135,7 @@ class Turn:
     index: int = 0
     work: bool = False  # a user working with an agent (not people talking): the agent's narration is no note
     delegated: bool = False  # the agent's prompt to a sub-agent: its instructions are no note, its facts are
+    at: str = ""  # when it was said (ISO), to order a sub-agent's turns among the main thread's
 
 
 @dataclass
@@ -221,11 +224,16 @@ def distil(turns: list[Turn]) -> list[Note]:
 
 
 def _revalued(notes: list[Note]) -> list[Note]:
-    """In a working session, a value a later turn changed is not kept (revalued.py)."""
+    """In a working session, a value a later turn changed is not kept (revalued.py), nor a
+    place a later turn moved, renamed or replaced (moved.py)."""
     if not notes or not notes[0].turn.work:
         return notes
-    return superseded(notes, lambda n: n.turn.index,
-                      lambda n, text: Note(text, n.turn, n.core, n.subject, content_words(text), n.prompted_by))
+
+    def rewrite(n: Note, text: str) -> Note:
+        return Note(text, n.turn, n.core, n.subject, content_words(text), n.prompted_by)
+
+    # a sub-agent's report is planned after the main thread: a move is later by when it was said
+    return moved_away(superseded(notes, lambda n: n.turn.index, rewrite), lambda n: (n.turn.at, n.turn.index), rewrite)
 
 
 # a note whose subject is a pronoun for what the sentence before named ("They are large, branch-specific ...")
@@ -525,6 +533,7 @@ def _sentences(text: str, work: bool = False, quoted: bool = False) -> list[str]
         line = _SYMBOLS.sub("", _EMPHASIS.sub("", _LIST_MARK.sub("", line)))
         language = "zh" if re.search("[\u3040-\u30ff\u4e00-\u9fff]", line) else "en"
         guarded = _DOTTED.sub(lambda m: m.group(0).replace(".", _DOT), line)  # Spotter.Telemetry.Otel is one word
+        guarded = _RELATIVE_DOTS.sub(lambda m: _DOT * len(m.group(0)), guarded)
         out.extend(s.strip().replace(_DOT, ".") for s in segment(language, guarded) if s.strip())
     return out
 

@@ -139,7 +139,7 @@ def _turns(records: list[Record], context: Context) -> tuple[list[Turn], Context
         other = SUB_AGENT if r.delegated else context.name("assistant" if role == "user" else "user")
         turns.append(Turn(r.ref, role, speaker, other if other != speaker else "", text,
                           r.time[:10] if re.match(r"\d{4}-\d{2}-\d{2}", r.time) else "undated", i,
-                          work=not context.people, delegated=r.delegated))
+                          work=not context.people, delegated=r.delegated, at=r.time if r.time[:1].isdigit() else ""))
     return turns, context
 
 

@@ -23,6 +23,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
+from .moved import changes as place_changes, made, stale_place
+
 # (one [A-Z_.] after the first letter, then anything: `(?:[A-Z_.][\w.-]*)+` said the same and
 # backtracked exponentially over a long name such as "ARCHITECTURE-REFACTORING.md", seconds a block)
 _CODE_NAME = r"`[^`\n]{1,60}`|[A-Za-z_][\w-]*[A-Z_.][\w.-]*|[A-Z][A-Z0-9_]{2,}"
@@ -230,6 +232,17 @@ def stale_in_topics(files: dict[str, str], keep: str = "",
             for name, value in s.pairs:
                 by_name.setdefault(name, []).append((j, value))
 
+        moves = [place_changes(s.block.content) for s in group]  # a place a block moved, renamed or replaced (moved.py)
+        makes = [made(s.block.content) for s in group]
+        anywhere = any(moves) or any(makes)
+
+        def moved_away(piece: str, i: int) -> bool:
+            """Its place a block of the project, of its day or later, moved: in any order (a
+            sub-agent's report is filed after the main thread that moved what it describes)."""
+            others = [j for j in range(len(group)) if j != i and group[j].when >= group[i].when]
+            return stale_place(piece, moves[i], [c for j in others for c in moves[j]],
+                               {m for j in others if later(i, j) for m in makes[j]})
+
         def stale(piece: str, i: int) -> str | None:
             """The topic of a later block that gives every value of `piece` anew, or None."""
             pairs = assignments(piece)
@@ -248,11 +261,23 @@ def stale_in_topics(files: dict[str, str], keep: str = "",
         edits: dict[str, list[tuple[Any, str | None]]] = {}  # path -> (block, new content or None: nothing left)
         reasons: dict[str, str] = {}
         for i, s in enumerate(group):
-            if not s.pairs or not s.when:
+            if not s.when or not (s.pairs or anywhere):
                 continue
             pieces = _statements(s.block.content)
             left, by = [], []
+            labelled_away = False  # "From data-capture `package.json`: …;": the list's label named the old place
             for piece in pieces:
+                if labelled_away:
+                    labelled_away = piece.endswith(";")
+                    continue
+                if anywhere and moved_away(piece, i):
+                    by.append(s.path)
+                    head = piece.rpartition(": ")[0]
+                    if head and piece.endswith(";"):
+                        labelled_away = moved_away(head, i)
+                        if not labelled_away:
+                            left.append(head + ":")  # "Web Server: A simple HTTP server that: <old place>;": kept
+                    continue
                 topic = stale(piece, i)
                 if topic is None:
                     left.append(piece)
@@ -270,9 +295,9 @@ def stale_in_topics(files: dict[str, str], keep: str = "",
             else:
                 edits.setdefault(s.path, []).append((s.block, None))
                 other = next((t for t in by if t != s.path), None)
-                reasons[s.block.block_id] = ("superseded: a later block of this topic gives its value anew"
+                reasons[s.block.block_id] = ("superseded: a later block of this topic gives its value or place anew"
                                              if other is None else
-                                             f"superseded: a later block of {other} gives its value anew")
+                                             f"superseded: a later block of {other} gives its value or place anew")
         for path, changes in edits.items():
             doc = parse_topic(path, files[path])
             lines = list(doc.lines)

@@ -1,0 +1,167 @@
+"""A place a later turn moved, renamed or replaced is not kept as where a thing is (issue 24:
+"when a later turn corrects or disproves an earlier statement, the later one stands").
+
+A working session states where things are ("Charts are generated as PNG files in the
+`/charts` directory", "Database file is `metrics.db` in the root", "Added `.js` extensions
+to local imports") and later changes it ("Moved `/charts` to `/web/charts`", "Moved
+`metrics.db` to `/data`", "use `.ts` extensions instead of `.js`"), or makes what it found
+missing ("No CLAUDE.md file exists" before "Created CLAUDE.md"). The later note stands; an
+earlier statement naming the old place, and not the new one, goes: the item of a gathered
+list, a list whose label names it, or a short note whole. A place is code: a backticked span,
+a path with a slash, a file name with its extension — never a plain word, so people's talk
+("we moved to Lisbon instead of Porto") is untouched. A plain word's old place counts only
+written as a path (`/charts`, `` `charts` ``); a moved file (`metrics.db`, no folder) only where
+the earlier note says where it was ("in the root", "in `src/`").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol, TypeVar
+
+_EXT = (r"(?:tsx?|jsx?|mjs|cjs|py|exs?|rb|go|rs|java|kt|swift|c|h|cpp|md|json|jsonl|toml|ya?ml|css|scss|html|sh|"
+        r"sql|db|sqlite|lock|txt|env|ini|cfg|conf|log|png|svg)")
+_PLACE = rf"`[^`\n]{{1,80}}`|(?:\.{{0,2}}/)?[\w@.-]+(?:/[\w@.-]*)+|[\w@-]+(?:\.[\w-]+)*\.{_EXT}\b"
+_OLD_NEW = rf"(?:(?i:the)\s+)?(?P<old>{_PLACE})(?:\s+(?i:folder|directory|dir|file))?\s+(?i:to|into|->|→)\s+(?P<new>{_PLACE})"
+_MOVE = re.compile(rf"\b(?i:mov(?:e|ed|es|ing)|renam(?:e|ed|es|ing)|relocat(?:e|ed|es|ing))\s+{_OLD_NEW}")
+_MORE = re.compile(rf"^\s*(?:,\s*)?(?:(?i:and)\s+)?(?:(?i:move)\s+)?{_OLD_NEW}")  # "… and `/charts` to `/web/charts`"
+_INSTEAD = re.compile(r"(?P<new>`[^`\n]{1,40}`)[\w\s-]{0,30}?\s+(?i:instead of|rather than|in place of)\s+"
+                      r"(?P<old>`[^`\n]{1,40}`)")
+_PLACE_SPAN = re.compile(rf"^`(?:\.[A-Za-z]\w{{0,5}}|[^`\s]*/[^`\s]*|[\w@.-]+\.{_EXT})`$")  # not `with` instead of `case`
+_CREATED = re.compile(rf"\b(?i:creat(?:e|ed|es|ing)|add(?:ed|s)?|wrote|writ(?:e|es|ten)|generat(?:e|ed|es))\s+"
+                      rf"(?:(?i:a|an|the)\s+)?(?:(?i:new)\s+)?(?P<made>{_PLACE})")
+_ABSENT = re.compile(rf"\b(?i:no)\s+(?:(?i:existing)\s+)?(?P<name>{_PLACE})(?:\s+(?i:file|folder|directory))?\s+"
+                     rf"(?i:exists?|found|present|yet)|(?P<name2>{_PLACE})\s+(?i:does not|doesn't|did not|didn't) exist")
+_WHERE = re.compile(r"\b(?:in|at|under|inside|from)\s+(?:the\s+)?(?:(?:project\s+)?root|`[^`]+`|\.{0,2}/\S+|[\w.-]+/)",
+                    re.I)
+MAX_WORDS = 30  # a statement longer than this says more than where a thing is: kept
+
+
+class _Noted(Protocol):
+    text: str
+
+
+class Comparable(Protocol):
+    def __lt__(self, other: Any, /) -> bool: ...
+
+    def __gt__(self, other: Any, /) -> bool: ...
+
+
+N = TypeVar("N", bound=_Noted)
+T = TypeVar("T", bound=Comparable)
+
+
+def _key(raw: str) -> str:
+    key = raw.strip("`'\" ").casefold()
+    key = re.sub(r"^\.?/", "", key) if not re.match(r"^\.[\w-]+$", key) else key  # "./src", "/charts"; ".ts" stays
+    return key.rstrip("/")
+
+
+def _is_dir(raw: str) -> bool:
+    bare = raw.strip("`'\" ")
+    return bare.startswith("/") or bare.endswith("/") or "/" in bare.strip("/")
+
+
+class _Change:
+    """One old place a note changed: its key, the new places, and whether any mention counts."""
+
+    def __init__(self, old: str, new: set[str], anywhere: bool) -> None:
+        self.old, self.new, self.anywhere = _key(old), {_key(n) for n in new}, anywhere
+        plain = re.fullmatch(r"[\w]+", self.old) is not None
+        esc = re.escape(self.old)
+        # a plain word only written as a path; a distinctive name ("data-capture", ".js") as a whole token,
+        # or as the folder of a longer path ("data-capture/index.ts")
+        self.mention = re.compile(rf"(?:(?<=`)|(?<![\w./-])/){esc}(?:/[\w@./-]*)?(?![\w-])" if plain else
+                                  rf"(?<![\w./-])(?:\.?/)?{esc}(?:/[\w@./-]*)?(?![\w-])", re.I)
+        # written as a path: in backticks, after a slash or `cd`, as a longer path's folder or a file's ("data-capture `package.json`")
+        self.as_path = re.compile(rf"(?:(?<=`)|(?<=\bcd )|(?<![\w./-])\.?/){esc}(?![\w-])|(?<![\w./-]){esc}(?:/[\w@.-]| `[^`]+\.\w+`)",
+                                  re.I)
+
+    def stale(self, piece: str) -> bool:
+        """The piece names the old place (as a path, or with where it is) and none of the new."""
+        if not self.mention.search(piece) or any(_mentions(piece, n) for n in self.new):
+            return False
+        return bool(self.anywhere and self.as_path.search(piece) or _WHERE.search(piece))
+
+
+def _mentions(piece: str, key: str) -> bool:
+    return re.search(rf"(?<![\w-]){re.escape(key)}(?![\w-])", piece, re.I) is not None
+
+
+def changes(text: str) -> list[_Change]:
+    """The places a sentence moves, renames, replaces, or makes (casefolded keys)."""
+    out: list[_Change] = []
+    for m in _MOVE.finditer(text):
+        old, new, rest = m.group("old"), m.group("new"), text[m.end():]
+        out.append(_Change(old, {new}, _is_dir(old) or not re.search(rf"\.{_EXT}\b", old)))
+        while more := _MORE.match(rest):
+            out.append(_Change(more.group("old"), {more.group("new")}, True))
+            rest = rest[more.end():]
+    for m in _INSTEAD.finditer(text):  # places only: `agents/plugins/` instead of `providers/`, `.ts` instead of `.js`
+        if _key(m.group("old")) != _key(m.group("new")) and all(_PLACE_SPAN.match(m.group(g)) for g in ("old", "new")):
+            out.append(_Change(m.group("old"), {m.group("new")}, True))
+    return out
+
+
+def made(text: str) -> set[str]:
+    return {_key(m.group("made")) for m in _CREATED.finditer(text)}
+
+
+def absent(piece: str) -> set[str]:
+    return {_key(m.group("name") or m.group("name2")) for m in _ABSENT.finditer(piece)}
+
+
+def _pieces(text: str) -> list[str]:
+    return [p for p in re.split(r";\s+", text.rstrip(".")) if p]
+
+
+def moved_away(notes: Sequence[N], turn_of: Callable[[N], T], rewrite: Callable[[N, str], N]) -> list[N]:
+    """The notes without the statements of a place a later turn's note moved, renamed or
+    replaced, or of a thing missing that a later note made. `turn_of` gives a note's turn
+    (anything ordered by when it was said); `rewrite` makes a note with a new text (its
+    pieces left). A turn that itself changes a place ("we no longer need a separate
+    data-capture folder. Let's rename `/data-capture` to `/src`") says why: kept."""
+    later: list[tuple[T, _Change]] = [(turn_of(n), c) for n in notes for c in changes(n.text)]
+    makes: list[tuple[T, set[str]]] = [(turn_of(n), m) for n in notes if (m := made(n.text))]
+    if not later and not makes:
+        return list(notes)
+    own: dict[T, set[str]] = {}
+    for t, c in later:
+        own.setdefault(t, set()).add(c.old)
+
+    def stale(piece: str, turn: T) -> bool:
+        if changes(piece):
+            return False  # the move itself, or a request for it
+        gone = absent(piece)
+        return (any(t > turn and c.old not in own.get(turn, ()) and c.stale(piece) for t, c in later)
+                or bool(gone) and any(t > turn and gone & m for t, m in makes))
+
+    out: list[N] = []
+    for note in notes:
+        turn = turn_of(note)
+        pieces = _pieces(note.text)
+        if len(pieces) == 1:
+            if not (len(note.text.split()) <= MAX_WORDS and stale(note.text, turn)):
+                out.append(note)
+            continue
+        head, colon, first = pieces[0].rpartition(": ")
+        if colon and stale(head, turn):
+            continue  # "From data-capture `package.json`: …": every item is of the old place
+        items = [first if colon else pieces[0], *pieces[1:]]
+        left = [p for p in items if len(p.split()) > MAX_WORDS or not stale(p, turn)]
+        if len(left) == len(items):
+            out.append(note)
+        elif left:
+            out.append(rewrite(note, (head + colon if colon else "") + "; ".join(left) + "."))
+    return out
+
+
+def stale_place(piece: str, own: Sequence[_Change], later: Sequence[_Change], made_later: set[str]) -> bool:
+    """A statement (of a block in a topic) naming a place that `later` (the changes of the
+    topic's other blocks of its day or after) moved — not one its own block (`own`) changes —
+    or a thing missing that a later block made."""
+    if len(piece.split()) > MAX_WORDS or changes(piece):
+        return False
+    mine = {c.old for c in own}
+    return any(c.old not in mine and c.stale(piece) for c in later) or bool(absent(piece) & made_later)

@@ -1,0 +1,100 @@
+"""What the offline writer keeps of the coding set's fresh split (bench/data/coding/, sources
+and licences in its SOURCES.md; issue 24): a real Claude Code session of graph-monitor
+(kiliman/claude-transcript's `test/test2.jsonl`) that moves folders and files and swaps
+`.js` import extensions for `.ts`, and stores a rule with Claude Code's `#` memory input."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from scriptorium.core.importers.run import import_sources
+from scriptorium.core.memory import parse_topic
+from scriptorium.core.sessions.store import SessionStore
+from scriptorium.core.writer import finish, sleep
+from scriptorium.core.writer.distil import _sentences
+from scriptorium.core.writer.moved import changes, moved_away
+
+from .conftest import tree
+
+GRAPH_MONITOR = (Path(__file__).resolve().parents[2] / "bench" / "data" / "coding"
+                 / "claude-code__kiliman_claude-transcript__test2.jsonl")
+
+
+@pytest.fixture(scope="module")
+def written(tmp_path_factory) -> dict[str, list[str]]:
+    store = SessionStore(tmp_path_factory.mktemp("fresh") / "state")
+    report = import_sources(store, "claude-code", [GRAPH_MONITOR])
+    for sid in report.to_json()["session_ids"]:
+        assert finish(store, sid).outcome == "ok"
+    sleep(store.state_dir)
+    out = {}
+    for path, data in tree(store.state_dir / "memory").items():
+        if path.startswith("topics/"):
+            doc = parse_topic(path[len("topics/"):], data.decode())
+            out[path[len("topics/"):]] = [" ".join(b.content.split()) for b in doc.blocks]
+    return out
+
+
+def test_the_users_memory_input_is_a_rule_in_the_core(written):
+    """`<user-memory-input>When committing to git repo, always use …</user-memory-input>`: what
+    the user typed after `#` for Claude Code to remember is theirs, and a standing rule."""
+    core = "\n".join(written.get("core.md", []))
+    assert "always use the conventional-commits convention for log message" in core
+    assert "user-memory-input" not in "\n".join(b for bs in written.values() for b in bs)
+
+
+def test_a_place_moved_later_is_not_kept_where_it_was(written):
+    """"Database file is `metrics.db` in the root." and "Charts are generated as PNG files in the
+    `/charts` directory." (the /init sub-agent's report, filed after the main thread) before
+    "Moved `metrics.db` to `/data`", "Moved `/charts` to `/web/charts`"; "Added `.js` extensions to
+    local imports" before "use `.ts` extensions instead of `.js`"."""
+    text = "\n".join(b for bs in written.values() for b in bs)
+    assert "Moved `metrics.db` to `/data`" in text and "Moved `/charts` to `/web/charts`" in text
+    assert "`metrics.db` in the root" not in text
+    assert "in the `/charts` directory" not in text
+    assert "Added `.js` extensions to local imports" not in text
+    assert "Added `dirname` and `filename` workarounds for ESM modules where needed." in text  # its neighbour stays
+    assert "From data-capture `package.json`" not in text
+    # the user's reason for the move is no statement of where things are: it stays
+    assert "we no longer need a separate data-capture folder" in text
+    assert "Web Server Component: A simple HTTP server that: Provides an index.html file" in text  # the label stays
+
+
+def test_a_relative_path_does_not_end_a_sentence():
+    """"they point to ../logs from the src directory" and "`./config.js` → `./config.ts`" were cut
+    at the dots of the path ("/logs from the src directory.", "`. /config.ts`")."""
+    line = "The logger paths are already correct - they point to ../logs from the src directory. Now let me update it."
+    assert _sentences(line, True, True)[0].endswith("../logs from the src directory.")
+    assert _sentences("- `./database.js` → `./database.ts` (type import)", True, True) == [
+        "`./database.js` → `./database.ts` (type import)"]
+
+
+class _N:
+    def __init__(self, text: str, turn: int) -> None:
+        self.text, self.turn = text, turn
+
+
+def _left(*pairs: tuple[str, int]) -> list[str]:
+    notes = [_N(t, i) for t, i in pairs]
+    return [n.text for n in moved_away(notes, lambda n: n.turn, lambda n, text: _N(text, n.turn))]
+
+
+def test_moves_are_code_places_only_and_keep_what_names_the_new_place():
+    assert [(c.old, c.new) for c in changes("The user asked to move `seve-charts` to `/web` and `/charts` to "
+                                            "`/webs/charts`.")] == [("seve-charts", {"web"}), ("charts", {"webs/charts"})]
+    assert changes("We moved to Lisbon instead of Porto last May.") == []  # people's talk: no code place
+    assert _left(("Config lives in `src/config/`.", 0), ("Moved `src/config/` to `lib/config/`.", 1)) == [
+        "Moved `src/config/` to `lib/config/`."]
+    # a plain word is a place only written as a path; the new place named: kept; a later statement: kept
+    kept = ["The charts look sharper now.", "Charts moved from `/charts` to `/web/charts`; see `web/charts`."]
+    assert _left((kept[0], 0), ("Moved `/charts` to `/web/charts`.", 1), ("PNGs go to `/charts`.", 2)) == [
+        kept[0], "Moved `/charts` to `/web/charts`.", "PNGs go to `/charts`."]
+    # a file moved without its folder: stale only where the note said where it was
+    assert _left(("SQLite stores metrics (`metrics.db`).", 0), ("`metrics.db` sits in the root.", 0),
+                 ("Moved `metrics.db` to `/data`.", 1)) == ["SQLite stores metrics (`metrics.db`).",
+                                                            "Moved `metrics.db` to `/data`."]
+    # a thing found missing that a later note made
+    assert _left(("No CLAUDE.md file exists in the project.", 0), ("Created CLAUDE.md with the commands.", 1)) == [
+        "Created CLAUDE.md with the commands."]
