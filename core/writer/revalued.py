@@ -295,9 +295,9 @@ def stale_in_topics(files: dict[str, str], keep: str = "",
             else:
                 edits.setdefault(s.path, []).append((s.block, None))
                 other = next((t for t in by if t != s.path), None)
-                reasons[s.block.block_id] = ("superseded: a later block of this topic gives its value or place anew"
+                reasons[s.block.block_id] = ("superseded: a later block of this topic gives its value anew"
                                              if other is None else
-                                             f"superseded: a later block of {other} gives its value or place anew")
+                                             f"superseded: a later block of {other} gives its value anew")
         for path, changes in edits.items():
             doc = parse_topic(path, files[path])
             lines = list(doc.lines)
