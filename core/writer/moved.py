@@ -32,7 +32,7 @@ _PLACE_SPAN = re.compile(rf"^`(?:\.[A-Za-z]\w{{0,5}}|[^`\s]*/[^`\s]*|[\w@.-]+\.{
 _CREATED = re.compile(rf"\b(?i:creat(?:e|ed|es|ing)|add(?:ed|s)?|wrote|writ(?:e|es|ten)|generat(?:e|ed|es))\s+"
                       rf"(?:(?i:a|an|the)\s+)?(?:(?i:new)\s+)?(?P<made>{_PLACE})")
 _ABSENT = re.compile(rf"\b(?i:no)\s+(?:(?i:existing)\s+)?(?P<name>{_PLACE})(?:\s+(?i:file|folder|directory))?\s+"
-                     rf"(?i:exists?|found|present|yet)|(?P<name2>{_PLACE})\s+(?i:does not|doesn't|did not|didn't) exist")
+                     rf"(?i:exists?|found|present|yet)|(?<![\w@./`-])(?P<name2>{_PLACE})\s+(?i:does not|doesn't|did not|didn't) exist")
 _WHERE = re.compile(r"\b(?:in|at|under|inside|from)\s+(?:the\s+)?(?:(?:project\s+)?root|`[^`]+`|\.{0,2}/\S+|[\w.-]+/)",
                     re.I)
 MAX_WORDS = 30  # a statement longer than this says more than where a thing is: kept
