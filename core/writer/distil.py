@@ -769,6 +769,11 @@ _REACTION = re.compile(
     r"^(?:i'm|i am) (?:so )?(?:glad|happy|proud|sorry|thrilled)|^you (?:should be|must be|deserve)|^take care", re.I)
 _RUNNING = re.compile(r"^(?:`[^`]+`|the (?:build|tests?|suite|linter|check))\s+(?:is|are) (?:now )?(?:running|building|"
                       r"compiling|in progress)\b", re.I)  # "`npm run build` is running now to catch ..."
+# the machine's state at that moment, not the project's: "Port 8080 is in use.", "There's already a node
+# process on 8080.", "The dev server is already running."
+_MOMENT = re.compile(r"\b(?:port|address)\s+`?:?\d+`?\s+(?:is\s+)?(?:already\s+|still\s+)?(?:in use|taken|busy|occupied)\b|"
+                     r"\bthere(?:'s| is) (?:already |still )?(?:an?|another) [\w.-]+ (?:process|server|instance)\b"
+                     r"(?: (?:running|listening))? on\b|\b(?:is|are) (?:already|still) running\b|\bEADDRINUSE\b", re.I)
 _NEEDS = re.compile(r"^(?:so,? )?(?:(?:i|we) )?(?:still |also )?need to (?!check|look|read|see|find|investigate|explore|"
                     r"examine|verify|wait|run|test|understand|figure|update|fix|add|make|get|do|go|try)\w+\b[^`]*`", re.I)
 _LET_ME = re.compile(r"(?:^|[,;:—–-]\s*)let me\b", re.I)
@@ -803,6 +808,8 @@ def _working_step(sentence: str) -> bool:
     if _NARRATION.match(sentence) or _STEP.match(sentence) or _LET_ME.search(sentence) or _RUNNING.match(sentence):
         return True
     size = len(_FILLER_INSIDE.sub("", sentence).split())  # "That's just the notification ...": "just" says nothing
+    if size <= _STATUS_WORDS and _MOMENT.search(sentence):
+        return True
     if size <= _STATUS_WORDS and _COMPLETE.match(sentence):
         return True
     return (size <= _STATUS_WORDS and bool(_STATUS.search(sentence)) or size <= 10 and bool(_DONE.search(sentence))

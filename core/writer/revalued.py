@@ -241,7 +241,7 @@ def stale_in_topics(files: dict[str, str], keep: str = "",
             sub-agent's report is filed after the main thread that moved what it describes)."""
             others = [j for j in range(len(group)) if j != i and group[j].when >= group[i].when]
             return stale_place(piece, moves[i], [c for j in others for c in moves[j]],
-                               {m for j in others if later(i, j) for m in makes[j]})
+                               {m for j in others for m in makes[j]})
 
         def stale(piece: str, i: int) -> str | None:
             """The topic of a later block that gives every value of `piece` anew, or None."""

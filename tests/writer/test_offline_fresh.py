@@ -62,6 +62,24 @@ def test_a_place_moved_later_is_not_kept_where_it_was(written):
     assert "Web Server Component: A simple HTTP server that: Provides an index.html file" in text  # the label stays
 
 
+def test_the_machines_state_of_the_moment_is_no_block(written):
+    """"Port 8080 is in use." and "There's already a node process on 8080." (before the agent killed it):
+    true for a minute; what the server listens on is kept."""
+    text = "\n".join(b for bs in written.values() for b in bs)
+    assert "Port 8080 is in use" not in text
+    assert "already a node process on 8080" not in text
+    assert "port 8080" in text.casefold()
+
+
+def test_a_thing_found_missing_that_the_session_made_is_not_kept_missing(written):
+    """The /init sub-agent's "No CLAUDE.md file exists in the project." (filed after the main thread's
+    "Claude has created a CLAUDE.md file …"): the file exists."""
+    text = "\n".join(b for bs in written.values() for b in bs)
+    assert "created a CLAUDE.md file" in text
+    assert "No CLAUDE.md file exists" not in text
+    assert "No test files in the project (only in node_modules)." in text  # its neighbours stay
+
+
 def test_a_relative_path_does_not_end_a_sentence():
     """"they point to ../logs from the src directory" and "`./config.js` → `./config.ts`" were cut
     at the dots of the path ("/logs from the src directory.", "`. /config.ts`")."""
