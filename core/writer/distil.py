@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date, timedelta
 
 from .keywords import COMMON_WORDS, FILLER, content_words, is_content, keyphrases, phrases, stem, word_count
@@ -201,6 +201,8 @@ def distil(turns: list[Turn]) -> list[Note]:
             files = set(_FILE_NAME.findall(sentence))
             # the file a sentence names, when it names one ("like `oauth-selector.ts` and `theme-selector.ts`": none)
             named = (files.pop() if len(files) == 1 else _UNKNOWN, turn.index) if files else named
+        if turn.work:
+            kept = _one_template(kept)
         # a working session's long answer is its notes; Chinese is written without spaces: its words are counted
         short = word_count(turn.text) <= (12 if turn.work else 8)
         if asked is not None and asked.speaker != turn.speaker and (short or not kept and not turn.work):
@@ -221,6 +223,35 @@ def distil(turns: list[Turn]) -> list[Note]:
         if turn.work and turn.role == "user" and _REJECTED.search(turn.text[:200]):
             notes = _rejected(notes, turn)
     return _revalued(_superseded(notes))
+
+
+_NAMED = re.compile(r"`[^`\n]+`")
+TEMPLATE_WORDS = 4  # what the sentences say beside the name they differ in, at least
+
+
+def _one_template(kept: list[Note]) -> list[Note]:
+    """One turn's sentences that say the same of different things ("`scheduler.ts` also receives
+    the logger in its constructor, so no changes needed." for three files, "`x.ts`: Receives logger
+    as a constructor parameter, doesn't import it directly." for four) are one note, naming them
+    all at the first one's place: each alone repeats the rest of it."""
+    out: list[Note] = []
+    groups: dict[tuple[str, ...], tuple[int, list[str]]] = {}
+    for note in kept:
+        spans = _NAMED.findall(note.text)
+        key = tuple(content_words(_NAMED.sub(" ", note.text)))
+        if len(spans) != 1 or len(key) < TEMPLATE_WORDS or note.core:
+            out.append(note)
+        elif key in groups:
+            groups[key][1].append(spans[0])
+        else:
+            groups[key] = (len(out), [spans[0]])
+            out.append(note)
+    for at, spans in groups.values():
+        if len(spans) > 1:
+            note = out[at]
+            text = note.text.replace(spans[0], ", ".join(dict.fromkeys(spans)), 1)  # "`a.ts`, `b.ts` also receives …"
+            out[at] = replace(note, text=text, words=content_words(text))
+    return out
 
 
 def _revalued(notes: list[Note]) -> list[Note]:

@@ -80,6 +80,15 @@ def test_a_thing_found_missing_that_the_session_made_is_not_kept_missing(written
     assert "No test files in the project (only in node_modules)." in text  # its neighbours stay
 
 
+def test_one_turns_sentences_of_one_template_are_one_note(written):
+    """"`executor.ts`: Receives logger as a constructor parameter, doesn't import it directly." and
+    the same for `scheduler.ts`, `rollup.ts`, `chartGenerator.ts` in one reply: one sentence naming all four."""
+    text = "\n".join(b for bs in written.values() for b in bs)
+    assert ("`executor.ts`, `scheduler.ts`, `rollup.ts`, `chartGenerator.ts`: Receives logger as a constructor "
+            "parameter, doesn't import it directly.") in text
+    assert text.count("Receives logger as a constructor parameter") == 1
+
+
 def test_a_relative_path_does_not_end_a_sentence():
     """"they point to ../logs from the src directory" and "`./config.js` → `./config.ts`" were cut
     at the dots of the path ("/logs from the src directory.", "`. /config.ts`")."""
