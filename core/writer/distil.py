@@ -21,6 +21,7 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 from datetime import date, timedelta
 
+from .agreement import agree
 from .keywords import COMMON_WORDS, FILLER, content_words, is_content, keyphrases, phrases, stem, word_count
 from .people import compact, concrete, keeps_company
 from .moved import moved_away
@@ -113,13 +114,6 @@ _EMPHASIS = re.compile(r"\*\*|__(?=\w)|(?<=\w)__")
 _COMMON = COMMON_WORDS
 
 # "I <verb>" becomes "<name> <verb>s" for these common present-tense verbs
-_PRESENT = frozenset("""
-love like want need think know feel enjoy hope plan prefer use work live believe mean wish miss agree remember
-understand play paint write teach study volunteer care find make take keep run own spend visit practice cook
-read watch listen collect dance sing draw support suggest recommend
-""".split())
-_IRREGULAR = {"have": "has", "do": "does", "go": "goes", "don't": "doesn't", "haven't": "hasn't",
-              "aren't": "isn't", "weren't": "wasn't"}
 _SECOND = {"you": "i", "you're": "i'm", "you've": "i've", "you'll": "i'll", "you'd": "i'd", "your": "my",
            "yours": "mine", "yourself": "myself"}
 
@@ -169,12 +163,24 @@ class Block:
         text = " ".join(dict.fromkeys(n.text for n in self.notes))
         day = _day(self.time)
         if self.dated and day is not None and spoken_date(day) not in text and not OWN_DATE.search(self.notes[0].text):
-            return f"On {spoken_date(day)}, {text}"  # a note that says its own date is not dated twice
+            return f"On {spoken_date(day)}, {_lower_first(text)}"  # a note that says its own date is not dated twice
         return text
 
     @property
     def core(self) -> bool:
         return all(n.core for n in self.notes)
+
+
+_OPENERS = frozenset("""
+the a an this that these those it its it's they they're their them we we're our us he his she her there there's
+that's some all each every one
+""".split())
+
+
+def _lower_first(text: str) -> str:
+    """ "They fire up …" after "On 2 October 2023, " is "they fire up …"; a name stays."""
+    first = text.split(" ", 1)[0]
+    return text[:1].lower() + text[1:] if first.casefold() in _OPENERS and first[1:].islower() else text
 
 
 def distil(turns: list[Turn]) -> list[Note]:
@@ -979,10 +985,10 @@ def _third_person(sentence: str, turn: Turn) -> tuple[str, str]:
         low = core.casefold().replace("’", "'")
         repl = None
         if low in ("i", "i'm", "i've", "i'll", "i'd", "i'm", "me", "myself", "my", "mine"):
-            repl, subject = _person(low, me_said, words, i), subject or me
+            repl, subject = _person(low, me_said), subject or me
         elif you and low in _SECOND:
             if not (low == "you" and _generic_you(words, i)):
-                repl, subject = _person(_SECOND[low], you_said, words, i), subject or you
+                repl, subject = _person(_SECOND[low], you_said), subject or you
         before = words[i - 2].casefold() if i >= 2 else ""
         if repl is not None and low in ("i", "you") and before in _ASKING_AUX:  # "do you want" -> "does the user want"
             token = repl + trail
@@ -991,9 +997,8 @@ def _third_person(sentence: str, turn: Turn) -> tuple[str, str]:
                 out[i - 2] = (third[:1].upper() if words[i - 2][:1].isupper() else third[:1]) + third[1:]
         elif repl is not None:
             token = repl + trail
-            if low in ("i", "you") and i + 2 < len(words):  # "I love" -> "Caroline loves"
-                verb, vtrail = _split_punct(words[i + 2])
-                words[i + 2] = _inflect(verb) + vtrail
+            if low in ("i", "you"):  # "I really love" -> "Caroline really loves"
+                agree(words, i, subject="I" if core == "I" else "you")
         out.append(token)
         i += 1
     return "".join(out), subject  # "we" stays a group: its members are not known
@@ -1008,7 +1013,7 @@ def _described(name: str) -> str:
     return "the " + name[4:] if name.startswith("The ") else name
 
 
-def _person(form: str, name: str, words: list[str], i: int) -> str:
+def _person(form: str, name: str) -> str:
     if form in ("my", "mine"):
         return name + "'s"
     if form in ("me", "myself"):
@@ -1021,10 +1026,6 @@ def _person(form: str, name: str, words: list[str], i: int) -> str:
         return name + " will"
     if form == "i'd":
         return name + " would"
-    if form == "i" and i + 2 < len(words):
-        verb, trail = _split_punct(words[i + 2])
-        if verb.casefold() in ("am", "are", "were"):
-            words[i + 2] = ("was" if verb.casefold() == "were" else "is") + trail
     return name
 
 
@@ -1038,19 +1039,6 @@ def _generic_you(words: list[str], i: int) -> bool:
 def _split_punct(token: str) -> tuple[str, str]:
     m = re.match(r"^(.*?)([,.!?;:…)\"”’]*)$", token)
     return (m.group(1), m.group(2)) if m else (token, "")
-
-
-def _inflect(verb: str) -> str:
-    low = verb.casefold()
-    if low in _IRREGULAR:
-        return _IRREGULAR[low]
-    if low not in _PRESENT:
-        return verb
-    if low.endswith(("s", "sh", "ch", "x", "z", "o")):
-        return verb + "es"
-    if low.endswith("y") and low[-2:-1] not in "aeiou":
-        return verb[:-1] + "ies"
-    return verb + "s"
 
 
 # -- when ------------------------------------------------------------------------------------

@@ -300,7 +300,7 @@ def test_people_talking_a_turn_keeps_its_most_concrete_sentence_and_an_answer_it
         ("assistant", "What's the backstory on that trophy?"),
         ("user", "Glad you like it! It commemorates my first marathon in Chicago. I love it so much."),
     ], (2023, 7, 3))
-    assert "We went to a homeless shelter to give out food and supplies." in text, text
+    assert "On 3 July 2023, we went to a homeless shelter to give out food and supplies." in text, text
     assert "smiles" not in text and "Oof" not in text, text
     assert "What's the backstory on that trophy? It commemorates Caroline's first marathon in Chicago." in text, text
     assert "Glad" not in text and "love it" not in text, text
@@ -319,7 +319,7 @@ def test_people_talking_a_mood_about_at_most_one_thing_is_no_note_but_one_event_
         ("assistant", "The kids loved the dinosaur exhibit!"),
         ("user", "We had a great time at the LGBT pride event last June."),
     ], (2023, 7, 17))
-    assert "The kids loved the dinosaur exhibit!" in text, text
+    assert "On 17 July 2023, the kids loved the dinosaur exhibit!" in text, text
     assert "We had a great time at the LGBT pride event" in text, text  # a feeling, but a named event
     for mood in ("love and joy", "motivate", "memories", "happiness"):
         assert mood not in text, (mood, text)
@@ -335,7 +335,7 @@ def test_people_talking_a_trailing_judgement_goes_even_after_and_or_but(tmp_path
     ], (2023, 5, 8))
     assert "Caroline went to a LGBTQ support group on 7 May 2023." in text, text
     assert "It'll be tough as a single parent!" in text, text
-    assert "Caroline mentor a transgender teen in Portland" in text, text  # the clause after the dash tells
+    assert "Caroline mentors a transgender teen in Portland" in text, text  # the clause after the dash tells
     for judgement in ("powerful", "challenge"):
         assert judgement not in text, (judgement, text)
 

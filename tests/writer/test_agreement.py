@@ -1,0 +1,50 @@
+"""A verb agrees with the name that replaced "I" or "you" in a note, and a dated block's
+first word reads on after its date."""
+
+from __future__ import annotations
+
+import pytest
+
+from scriptorium.core.writer.distil import Block, Turn, distil
+
+
+def notes(text: str, speaker: str = "John", other: str = "Tim") -> list[str]:
+    return [n.text for n in distil([Turn("r1", "user", speaker, other, text, "2023-05-21")])]
+
+
+@pytest.mark.parametrize(("said", "kept"), [
+    ("I really admire how hard my coach works on the fundamentals.", "John admires how hard"),
+    ("I still think about the trip to the coast we took in April.", "John still thinks about the trip"),
+    ("I usually cook pasta for the whole team on Friday nights.", "John usually cooks pasta"),
+    ("I always collect the jerseys of the teams I play against.", "John always collects the jerseys of the teams John plays"),
+])
+def test_a_present_verb_after_i_agrees_past_its_adverbs(said, kept):
+    assert any(kept in n for n in notes(said)), notes(said)
+
+
+def test_a_group_keeps_its_plural_and_a_second_clause_its_own_verb():
+    group = notes("The final was electric, and my teammates and I were thrilled with the win.")
+    assert any("John's teammates and John were thrilled" in n for n in group), group
+    clauses = notes("I love painting landscapes and I am going to the lake on Sunday to paint.")
+    assert any("John is going to the lake" in n for n in clauses) and not any(" am " in n for n in clauses), clauses
+
+
+def test_past_forms_and_ambiguous_forms_are_left_as_said():
+    kept = notes("I put the trophy on the shelf and I bought a frame for the photo of my sister.")
+    assert any("John put the trophy" in n and "John bought a frame" in n for n in kept), kept
+
+
+def test_you_as_an_object_is_no_subject_to_inflect():
+    kept = notes("I told you about the tournament in Denver because you really love basketball.", "Tim", "John")
+    text = " ".join(kept)
+    assert "Tim told John about the tournament" in text and "John loves basketball" in text, kept
+
+
+def test_a_dated_block_does_not_raise_a_pronoun_after_its_date_but_keeps_a_name():
+    turn = Turn("r1", "user", "Tim", "John", "x", "2023-10-02")
+    (they,) = distil([Turn("r1", "user", "Tim", "John", "They really fire up my imagination about distant worlds.",
+                           "2023-10-02")])
+    assert Block([they], "", dated=True).text.startswith("On 2 October 2023, they ")
+    (named,) = distil([Turn("r2", "user", "John", "Tim", "John Wall signed with the Wolves for three seasons.",
+                            turn.time)])
+    assert Block([named], "", dated=True).text.startswith("On 2 October 2023, John Wall signed")
