@@ -126,7 +126,14 @@ class MemoryTools:
     def topic_text(self, topic: str) -> str | None:
         from ..memory import Workspace
 
-        return self._read_state(lambda state: Workspace(state).read_topic(topic))
+        def read(state: Path) -> str | None:
+            ws = Workspace(state)
+            text = ws.read_topic(topic)
+            if text is None and (renamed := ws.renamed_to(topic)) is not None:
+                text = ws.read_topic(renamed)  # the topic the old name became (its `formerly` line says so)
+            return text
+
+        return self._read_state(read)
 
     def _read_state(self, read: Callable[[Path], T]) -> T:
         """`read(state)` against one committed state (never half an interrupted install)."""

@@ -474,6 +474,16 @@ def parse_cached(path: str, text: str) -> TopicDoc:
     return doc
 
 
+FORMERLY = "formerly:"  # `<!-- formerly: notes.md -->`: the names a topic had before sleep renamed it
+_FORMER = re.compile(r"^[ \t]*<!-- formerly: (.+?) -->[ \t]*$", re.M)
+
+
+def former_names(text: str) -> list[str]:
+    """The names (relative to topics/) a topic had before it was renamed, as its
+    `<!-- formerly: a.md, b.md -->` line records them; a structural line, no block."""
+    return [n for m in _FORMER.finditer(text) for n in (p.strip() for p in m.group(1).split(", ")) if n]
+
+
 def topic_rel(topic: str) -> str:
     """A user-given topic path as a path under `topics/` (`people/ada.md`; `core.md` is
     the canonical core). Refuses anything that is not a `.md` file inside `topics/`, and

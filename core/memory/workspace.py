@@ -34,7 +34,7 @@ from .core_render import CORE_TOPIC, DEFAULT_BUDGET, injection
 from .derived import RECENT_LIMIT
 from .errors import LockBusy
 from .names import TopicFiles, list_topic_files
-from .topics import TopicDoc, parse_cached, topic_rel
+from .topics import TopicDoc, former_names, parse_cached, topic_rel
 
 if TYPE_CHECKING:
     import git
@@ -122,6 +122,18 @@ class Workspace:
             return (self.topics / topic_rel(topic)).read_text(encoding="utf-8", errors="replace")
         except FileNotFoundError:
             return None
+
+    def renamed_to(self, topic: str) -> str | None:
+        """The topic that a name no file has now was renamed to (its `<!-- formerly: … -->`
+        line says so, topics.former_names), or None: a read of an old name is not a dead end."""
+        rel = topic_rel(topic)
+        if (self.topics / rel).is_file():
+            return None
+        for other in self.topic_paths():
+            text = self.read_topic(other)
+            if text is not None and "<!-- formerly:" in text and rel in former_names(text):
+                return other
+        return None
 
     def topic(self, topic: str) -> TopicDoc | None:
         """The parsed live topic (cached per content)."""

@@ -30,6 +30,7 @@ class Doc:
     headings: tuple[str, ...]
     text: str
     refs: tuple[str, ...] = ()  # every cited source as a root-relative `path#anchor`
+    former: tuple[str, ...] = ()  # the names its topic had before sleep renamed it (topics.former_names)
 
     @property
     def id(self) -> str:
@@ -37,7 +38,8 @@ class Doc:
 
     def search_text(self) -> str:
         """Content plus where it lives: a topic's path words and headings match too."""
-        where = self.path.removeprefix(f"{TOPICS}/").removesuffix(".md").replace("/", " ").replace("_", " ")
+        where = " ".join(p.removeprefix(f"{TOPICS}/").removesuffix(".md").replace("/", " ").replace("_", " ")
+                         for p in (self.path, *self.former))
         return "\n".join([self.text, where, *self.headings])
 
     def semantic_text(self) -> str:
@@ -49,22 +51,24 @@ class Doc:
 
     def to_json(self) -> dict:
         return {"kind": self.kind, "ids": list(self.ids), "path": self.path, "line": self.line,
-                "headings": list(self.headings), "text": self.text, "refs": list(self.refs)}
+                "headings": list(self.headings), "text": self.text, "refs": list(self.refs),
+                **({"former": list(self.former)} if self.former else {})}
 
     @classmethod
     def from_json(cls, raw: dict) -> "Doc":
         return cls(raw["kind"], tuple(raw["ids"]), raw["path"], int(raw["line"]), tuple(raw["headings"]),
-                   raw["text"], tuple(raw["refs"]))
+                   raw["text"], tuple(raw["refs"]), tuple(raw.get("former", ())))
 
 
 def topic_docs(rel: str, text: str) -> list[Doc]:
     """Blocks of the topic file at `rel` (`topics/…`), in file order."""
     # Parsing needs the memory package; a search that finds every file cached never does.
     from ..memory.sources import handle_target
-    from ..memory.topics import parse_cached, topic_rel_to_root
+    from ..memory.topics import former_names, parse_cached, topic_rel_to_root
 
     topic_path = rel.removeprefix(f"{TOPICS}/")
     doc = parse_cached(topic_path, text)
+    former = tuple(former_names(text)) if "<!-- formerly:" in text else ()
     out = []
     for paragraph in doc.blocks:
         refs = []
@@ -75,7 +79,7 @@ def topic_docs(rel: str, text: str) -> list[Doc]:
                 refs.append(handle_target(target) or target if "#" not in target else target)
         out.append(
             Doc("block", paragraph.ids, rel, paragraph.line, paragraph.headings, clean_text(paragraph.content),
-                tuple(dict.fromkeys(refs)))
+                tuple(dict.fromkeys(refs)), former)
         )
     return out
 

@@ -514,16 +514,23 @@ def topic_phrase(blocks: list[Block]) -> dict[int, str]:
     out: dict[int, str] = {}
     for i, block in enumerate(blocks):
         speakers = {w.casefold() for n in block.notes for w in (n.turn.speaker + " " + n.turn.other).split()}
-        options = [p for p in phrases(block.text)
-                   if not all(w in _COMMON or w in speakers for w in p.split())]
-        options = [" ".join([w for w in p.split() if w not in speakers and w not in _COMMON][-2:]) for p in options]
-        options = [p for p in options if p]
+        options = phrase_options(block.text, speakers)
         if block.key:
             keyed = [p for p in options if any(stem(w) == block.key for w in p.split())]
             options = keyed or options
         if options:
             out[i] = max(options, key=lambda p: (score.get(p, 0.0), -options.index(p)))
     return out
+
+
+def phrase_options(text: str, speakers: set[str], last: int | None = 2) -> list[str]:
+    """The key phrases a block's text could be named by: the speakers' names and common
+    words left out, at most the `last` two words of each (sleep names a topic from these
+    too, renaming.py)."""
+    options = [p for p in phrases(text) if not all(w in _COMMON or w in speakers for w in p.split())]
+    options = [" ".join([w for w in p.split() if w not in speakers and w not in _COMMON][-last if last else 0:])
+               for p in options]
+    return [p for p in options if p]
 
 
 # words of any working session: no subject to gather notes under (or to name a topic after)

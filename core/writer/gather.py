@@ -359,8 +359,9 @@ def without_blocks(doc: TopicDoc, blocks: list[Paragraph]) -> str:
 @dataclass(frozen=True)
 class Gathered:
     """One thing an edit gathered: a topic merged into another (`kind` "merge", its
-    blocks all gone to `target`) or `blocks` of a topic moved to another ("move")."""
-    kind: Literal["merge", "move"]
+    blocks all gone to `target`), `blocks` of a topic moved to another ("move"), or a
+    topic renamed ("rename": its blocks all in a topic that was not there before)."""
+    kind: Literal["merge", "move", "rename"]
     source: str  # topic paths under topics/, "a.md"
     target: str
     blocks: int
@@ -370,6 +371,8 @@ class Gathered:
         """The object of the verb: "a.md into b.md", "2 block(s) of a.md to b.md"."""
         if self.kind == "merge":
             return f"{self.source} into {self.target}"
+        if self.kind == "rename":
+            return f"{self.source} to {self.target}"
         return f"{self.blocks} block(s) of {self.source} to {self.target}"
 
     def __str__(self) -> str:
@@ -380,10 +383,10 @@ def said(gathered: list[Gathered], preview: bool = False) -> str:
     """"; merged a.md into b.md; moved 2 block(s) of …" ("would merge", "would move" for a
     preview): how a sleep's message and the Sleep screen say what was gathered."""
     out = ""
-    for kind in ("merge", "move"):
+    for kind in ("rename", "merge", "move"):
         items = [g.what for g in gathered if g.kind == kind]
         if items:
-            out += f"; {'would ' + kind if preview else kind + 'd'} {', '.join(items)}"
+            out += f"; {'would ' + kind if preview else kind.removesuffix('e') + 'ed'} {', '.join(items)}"
     return out
 
 
@@ -400,13 +403,23 @@ def merged_topics(before: dict[str, bytes | None], after: dict[str, bytes | None
     was = {bid: p for p, data in before.items() if p in after for bid in ids(p, data)}
     now = {bid: p for p, data in after.items() for bid in ids(p, data)}
     went = Counter((was[bid], now[bid]) for bid in was if bid in now and now[bid] != was[bid])
+    renames: list[Gathered] = []
     merges: list[Gathered] = []
     moves: list[Gathered] = []
+    main = {source: max((t for s, t in went if s == source), key=lambda t: (went[(source, t)], t))
+            for source, _ in went}
+    # a topic that was not there before takes the name of the largest topic that went whole into it
+    renamed: dict[str, str] = {}
+    for (source, target), n in sorted(went.items(), key=lambda kv: (-kv[1], kv[0])):
+        if after.get(source) is None and main[source] == target and before.get(target) is None \
+                and target not in renamed.values() and all(t == target for s, t in went if s == source):
+            renamed[source] = target
     for (source, target), n in sorted(went.items()):
         rel_source, rel_target = source.removeprefix("topics/"), target.removeprefix("topics/")
-        if after.get(source) is None and target == max((t for s, t in went if s == source),
-                                                       key=lambda t: (went[(source, t)], t)):
+        if renamed.get(source) == target:
+            renames.append(Gathered("rename", rel_source, rel_target, n))
+        elif after.get(source) is None and target == main[source]:
             merges.append(Gathered("merge", rel_source, rel_target, n))
         elif after.get(source) is not None:
             moves.append(Gathered("move", rel_source, rel_target, n))
-    return merges + moves
+    return renames + merges + moves

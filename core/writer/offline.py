@@ -15,7 +15,8 @@ identity facts in `core.md` while its budget lasts. Citations use writer-local l
 the other's citations, the others are removed and retired with a reason, and links to
 them are repointed; then it merges the topics that are about one subject (gather.py:
 one name, a name and its start, a small topic whose blocks read like another), every
-block keeping its id. Offered no tools (a plain chat), it
+block keeping its id, and renames a topic whose name says nothing after what its
+blocks are about (renaming.py), unless the task lists it as named by a person. Offered no tools (a plain chat), it
 says that no language model is configured and echoes what it heard.
 """
 
@@ -34,7 +35,8 @@ from .filing import CORE, Context, Filed, Record, plan, render, title
 from .gather import apply_gathering, plan_gathering, without_blocks
 from .keywords import stems
 from .model import OFFLINE_MODEL, Reply, Step, register_provider
-from .prompts import NOTHING_TO_KEEP
+from .prompts import KEPT_NAMES, NOTHING_TO_KEEP
+from .renaming import apply_renames, plan_renames
 from .revalued import record_time, stale_in_topics, timed_sources
 from .subjects import beside_earlier, rewritten, superseded
 from .tools import PARTIAL_READ
@@ -65,7 +67,7 @@ class OfflineModel:
         if not names:
             step: Step = _chat_reply(messages)
         elif "retire_block" in names:
-            step = _organize_step(calls)
+            step = _organize_step(calls, _task(messages))
         else:
             step = _write_step(_task(messages), calls)
         return Reply.of(step, len(calls))
@@ -262,7 +264,13 @@ def _fit_core(filed: list[Filed], core_text: str, budget: int, full: bool = Fals
 # -- organizer ---------------------------------------------------------------------------
 
 
-def _organize_step(calls: list[_Call]) -> Step:
+def _kept_names(task: str) -> set[str]:
+    """The topics the task says a person named or edited (prompts.KEPT_NAMES)."""
+    _, found, rest = task.partition(KEPT_NAMES)
+    return {line[len("- topics/"):] for line in rest.splitlines() if line.startswith("- topics/")} if found else set()
+
+
+def _organize_step(calls: list[_Call], task: str = "") -> Step:
     answer = _finished(calls, ("write_file", "delete_file"))
     if answer is not None:
         return answer
@@ -283,8 +291,10 @@ def _organize_step(calls: list[_Call]) -> Step:
     steps = [("retire_block", {"block_id": bid, "reason": why}) for bid, why in stale] + steps
     kept = {p: t for p, t in texts.items() if t is not None}
     texts.update(apply_gathering(kept, plan_gathering(kept)))
+    kept = {p: t for p, t in texts.items() if t is not None}
+    texts.update(apply_renames(kept, plan_renames(kept, _kept_names(task))))  # weak names (renaming.py)
     for path, text in texts.items():
-        if text != files[path]:
+        if text != files.get(path):
             steps.append(("write_file", {"path": path, "content": text}) if text is not None
                          else ("delete_file", {"path": path}))
     return steps or "Nothing to reorganize: no duplicate blocks, no two topics about one subject."

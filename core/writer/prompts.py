@@ -68,7 +68,9 @@ fix or remove links that pointed to it. You add no new evidence. Doing nothing i
 When done, answer briefly without calling a tool.
 
 Current workspace structure:
-{listing}"""
+{listing}{kept}"""
+
+KEPT_NAMES = "\n\nTopics a person named or edited (keep their names):\n"
 
 REPAIR_TASK = """Your previous edit was REJECTED and nothing was installed; the workspace is back to how it was
 before that edit. Fix the problems below and do the task again.
@@ -175,8 +177,11 @@ def write_task(items: Iterable[Evidence], topics_dir: Path, context: SessionCont
                              listing=workspace_listing(topics_dir))
 
 
-def organize_task(topics_dir: Path) -> str:
-    return ORGANIZE_TASK.format(listing=workspace_listing(topics_dir))
+def organize_task(topics_dir: Path, kept: Iterable[str] = ()) -> str:
+    """`kept`: the topics a person named or edited (renaming.named_by_people)."""
+    names = sorted(kept)
+    return ORGANIZE_TASK.format(listing=workspace_listing(topics_dir),
+                                kept=KEPT_NAMES + "\n".join(f"- topics/{n}" for n in names) if names else "")
 
 
 def repair_task(task: str, problems: str, rejected: str) -> str:

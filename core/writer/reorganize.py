@@ -26,6 +26,7 @@ from .gather import Gathered, merged_topics, said
 from .model import model_timeout, resolve_model
 from .progress import Cancelled, Monitor, Progress
 from .prompts import organize_task
+from .renaming import named_by_people
 from .split import apply_split, split_chars, split_overgrown
 from .tools import ORGANIZER_TOOLS
 
@@ -118,13 +119,15 @@ def organize(ws: Workspace, *, model: str, timeout: float, preview: bool = False
             first = split[1].diagnostics[0] if split[1].diagnostics else None
             note = f"; the split of overgrown topics was rejected ({first.rule}: {first.message})" if first else ""
             split = None
+    kept = named_by_people(ws)  # a name a person chose or a topic a person edited is never renamed
     with Transaction(ws, "sleep", SUMMARY, evidence=[], preview=preview, lock_timeout=lock_timeout) as txn:
         base = ws.revision() if preview else ""
         if preview:
-            apply_split(txn, limit)
+            parts = apply_split(txn, limit).parts
+            kept |= {p for old, new in parts.items() if old in kept for p in new}  # as named_by_people reads a split
         else:
             txn.count(sleep_done(is_global=is_global))
-        result, audit = edit_with_repair(txn, paths=ws.paths, model=model, task=organize_task(txn.topics_dir),
+        result, audit = edit_with_repair(txn, paths=ws.paths, model=model, task=organize_task(txn.topics_dir, kept),
                                          tools=ORGANIZER_TOOLS, stage="organize", turns=0, timeout=timeout,
                                          monitor=monitor, reapply=(lambda t: apply_split(t, limit)) if preview else None)
     changed = changed_files(audit)

@@ -18,6 +18,7 @@ two blocks cite say which was said later.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -60,13 +61,20 @@ def _key(raw: str) -> str:
 
 def assignments(text: str) -> list[tuple[str, str]]:
     """(name, value) pairs a sentence states, casefolded, backticks off."""
+    return list(_assigned(text))
+
+
+@functools.lru_cache(maxsize=8192)
+def _assigned(text: str) -> tuple[tuple[str, str], ...]:
+    """`assignments`, remembered: a sleep reads every block twice (which records it needs the
+    times of, then what is stale), and most blocks are the same as at the last one."""
     out = []
     for m in _ASSIGNED.finditer(text):
         name = m.group("name") or m.group("name2")
         value = m.group("value") or m.group("value2")
         if name and value and _key(name) != _key(value):
             out.append((_key(name), _key(value)))
-    return out
+    return tuple(out)
 
 
 def _pieces(text: str) -> list[str]:
