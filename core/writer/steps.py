@@ -17,7 +17,8 @@ DIRECTING = frozenset("""
 add update replace close fix create remove rename move write implement mark build merge extract wire register apply
 install edit delete refactor rewrite restore revert use make keep put copy change set call split combine consolidate
 port convert document prepare design track store send include ensure modify integrate return export import adjust
-switch drop pass cut limit simplify extend expose hide rework migrate
+switch drop pass cut limit simplify extend expose hide rework migrate specify define configure enable disable generate
+upgrade bump pin declare introduce restructure reorganize
 """.split())
 # a step of the work, done when the session ends
 PROCESS = frozenset("""

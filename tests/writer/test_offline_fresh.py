@@ -89,6 +89,18 @@ def test_one_turns_sentences_of_one_template_are_one_note(written):
     assert text.count("Receives logger as a constructor parameter") == 1
 
 
+def test_the_users_words_for_a_step_or_a_change_without_content_are_no_block(written):
+    """"I made some additional updates to the README. You can commit now": what changed, the files
+    say; "Instead stage the latest changes and use conventional commit convention …": a step then
+    (the rule is the core's, from the `#` input); "Also specify the minimum node version in
+    package.json" is a request: said as one."""
+    text = "\n".join(b for bs in written.values() for b in bs)
+    assert "additional updates to the README" not in text
+    assert "Instead stage" not in text
+    assert "review the existing commit messages using git log" not in text  # "You can review …": leave for a step
+    assert "The user asked to specify the minimum node version in package.json." in text
+
+
 def test_a_relative_path_does_not_end_a_sentence():
     """"they point to ../logs from the src directory" and "`./config.js` → `./config.ts`" were cut
     at the dots of the path ("/logs from the src directory.", "`. /config.ts`")."""
