@@ -22,6 +22,7 @@ ADVERBS = frozenset("""
 really still just also always never often usually actually totally definitely sometimes truly even only absolutely
 honestly already kinda sorta especially mostly rarely seldom generally normally typically certainly completely fully
 personally genuinely sincerely constantly regularly occasionally barely hardly literally seriously simply
+maybe perhaps quite
 """.split())
 # what follows "I" and is no present verb to inflect: modals, past forms, and the forms a
 # present shares with its past ("I read", "I put"), which are left as said
@@ -33,6 +34,7 @@ slept swam sang forgot understood meant paid laid sold fell broke chose spoke wo
 led fed bent lent dealt dreamt learnt burnt
 read put cut set let hit hurt quit cost bet shut spread fit beat
 """.split())
+_LY_VERBS = frozenset("apply reply rely supply fly comply multiply imply ally rally bully tally".split())
 _GROUP = frozenset({"and", "or", "nor"})  # "my sister and I love it": the verb is the group's
 _WORD = re.compile(r"[a-z]+(?:n't)?")
 
@@ -47,7 +49,7 @@ def agree(words: list[str], i: int, *, subject: str) -> None:
         return
     group = _in_group(words, i)
     j = i + 2
-    while j + 2 < len(words) and words[j].casefold() in ADVERBS:
+    while j + 2 < len(words) and is_adverb(words[j]):
         j += 2
     if j >= len(words):
         return
@@ -63,6 +65,12 @@ def agree(words: list[str], i: int, *, subject: str) -> None:
         words[j] = "was" + trail
     elif (inflected := inflect(verb, closed=subject != "I")) is not None:
         words[j] = inflected + trail
+
+
+def is_adverb(word: str) -> bool:
+    """ "really", "probably", "recently": the known ones and any other in "-ly" ("apply" is a verb)."""
+    low = word.casefold()
+    return low in ADVERBS or (low.endswith("ly") and low.isalpha() and low not in _LY_VERBS)
 
 
 def _in_group(words: list[str], i: int) -> bool:
@@ -88,7 +96,7 @@ def inflect(verb: str, *, closed: bool = True) -> str | None:
     if closed and low not in PRESENT:
         return None
     if not closed and low not in PRESENT and (
-            not _WORD.fullmatch(verb) or low in NOT_PRESENT or low in ADVERBS or low.endswith("ed")
+            not _WORD.fullmatch(verb) or low in NOT_PRESENT or is_adverb(verb) or low.endswith("ed")
             or (low.endswith("s") and not low.endswith(("ss", "us")))):  # "Part I covers": no verb of I's
         return None
     if low.endswith(("s", "sh", "ch", "x", "z", "o")):

@@ -21,13 +21,14 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 from datetime import date, timedelta
 
-from .agreement import agree
+from .agreement import agree, is_adverb
 from .keywords import COMMON_WORDS, FILLER, content_words, is_content, keyphrases, phrases, stem, word_count
 from .people import compact, concrete, keeps_company
 from .moved import moved_away
 from .revalued import superseded
 from .standing import APOLOGY, is_identity, is_rule, without_anger
 from .steps import ADVICE, DIRECTING, PROCESS, first_word
+from .stopwords import STOPWORDS_EN_PLUS
 
 MAX_BLOCK_SENTENCES = 6  # a block of notes sharing a subject
 MAX_BLOCK_WORDS = 80  # a working session's block never grows past it: a note that would starts the next block
@@ -178,9 +179,11 @@ that's some all each every one
 
 
 def _lower_first(text: str) -> str:
-    """ "They fire up …" after "On 2 October 2023, " is "they fire up …"; a name stays."""
+    """ "They fire up …", "Sometimes Nate …" after "On 2 October 2023, " read on in lower case; a name stays."""
     first = text.split(" ", 1)[0]
-    return text[:1].lower() + text[1:] if first.casefold() in _OPENERS and first[1:].islower() else text
+    low = first.casefold().rstrip(",")
+    common = low in _OPENERS or low in STOPWORDS_EN_PLUS and low not in ("will", "may") or is_adverb(low)
+    return text[:1].lower() + text[1:] if common and first[1:].rstrip(",").islower() else text
 
 
 def distil(turns: list[Turn]) -> list[Note]:

@@ -16,6 +16,9 @@ def notes(text: str, speaker: str = "John", other: str = "Tim") -> list[str]:
     ("I really admire how hard my coach works on the fundamentals.", "John admires how hard"),
     ("I still think about the trip to the coast we took in April.", "John still thinks about the trip"),
     ("I usually cook pasta for the whole team on Friday nights.", "John usually cooks pasta"),
+    ("I probably also have loads of books I haven't read in years.", "John probably also has loads of books"),
+    ("I recently saw a movie that blew my mind with all its twists.", "John recently saw a movie"),
+    ("I apply for jobs every week at the studio downtown.", "John applies for jobs every week"),
     ("I always collect the jerseys of the teams I play against.", "John always collects the jerseys of the teams John plays"),
 ])
 def test_a_present_verb_after_i_agrees_past_its_adverbs(said, kept):
@@ -45,6 +48,9 @@ def test_a_dated_block_does_not_raise_a_pronoun_after_its_date_but_keeps_a_name(
     (they,) = distil([Turn("r1", "user", "Tim", "John", "They really fire up my imagination about distant worlds.",
                            "2023-10-02")])
     assert Block([they], "", dated=True).text.startswith("On 2 October 2023, they ")
+    (often,) = distil([Turn("r3", "user", "Nate", "Joanna", "Sometimes I even bring the turtles into the kitchen.",
+                            "2022-04-17")])
+    assert Block([often], "", dated=True).text.startswith("On 17 April 2022, sometimes Nate even brings"), often.text
     (named,) = distil([Turn("r2", "user", "John", "Tim", "John Wall signed with the Wolves for three seasons.",
                             turn.time)])
     assert Block([named], "", dated=True).text.startswith("On 2 October 2023, John Wall signed")
