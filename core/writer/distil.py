@@ -43,6 +43,7 @@ _FENCE = re.compile(r"^\s*(```|~~~).*?^\s*\1[^\n]*$", re.M | re.S)
 _DOTTED = re.compile(r"\w\.(?=\w)")
 _RELATIVE_DOTS = re.compile(r"(?<![\w.])\.{1,2}(?=/)")  # `./config.ts`, ../logs: a path, no sentence's end
 _DOT = "\ue000"  # a private-use character stands for a dot inside a name while sentences are cut
+_BANG, _ASK = "\ue001", "\ue002"  # and for "!" and "?" inside a code span
 _LIST_MARK = re.compile(r"^\s*(?:[-*+•]|\d+[.)]|#{1,6})\s+")
 _WORD = re.compile(r"[\w'’]+")
 _FILLER_INSIDE = re.compile(r"\s*(?::\)|:D|:\(|;\)|\b(?:really|just|totally|definitely|actually|absolutely|truly|"
@@ -218,7 +219,11 @@ def distil(turns: list[Turn]) -> list[Note]:
             kept = _answered(asked, turn) or kept  # a short answer means something only with its question
         if kept and asked is not None and asked.speaker != turn.speaker:
             kept[0].prompted_by = (asked.ref,)
-        asked = turn if not kept and re.search(r"[?？]\s*$", turn.text.strip()) else None
+        # a turn ending in a question its next turn may answer briefly: one that left no note, or in a working
+        # session one that asks more than leave to go on (the agent's "The release process is: ... Or do you want
+        # a patch release (0.7.29 -> 0.7.30)?", not "Would you like me to continue with WP15 ...?")
+        asked = turn if re.search(r"[?？]\s*$", turn.text.strip()) and (not kept or turn.work and not _OFFER.search(
+            turn.text.strip().splitlines()[-1])) else None
         best = min(range(len(kept)), key=lambda i: (-_weight(kept[i]), i), default=None)
         chosen = [i == best or n.core or _specific_undated(n) or _full_chinese(n) for i, n in enumerate(kept)]
         for i in range(len(kept) - 1, 0, -1):  # a note kept for what it says keeps the one its pronoun stands for
@@ -581,7 +586,10 @@ def _sentences(text: str, work: bool = False, quoted: bool = False) -> list[str]
         language = "zh" if re.search("[\u3040-\u30ff\u4e00-\u9fff]", line) else "en"
         guarded = _DOTTED.sub(lambda m: m.group(0).replace(".", _DOT), line)  # Spotter.Telemetry.Otel is one word
         guarded = _RELATIVE_DOTS.sub(lambda m: _DOT * len(m.group(0)), guarded)
-        out.extend(s.strip().replace(_DOT, ".") for s in segment(language, guarded) if s.strip())
+        # nor does a sentence end inside a code span ("Block `!` commands while agent is streaming")
+        guarded = re.sub(r"`[^`\n]+`", lambda m: m.group(0).replace("!", _BANG).replace("?", _ASK), guarded)
+        out.extend(s.strip().replace(_DOT, ".").replace(_BANG, "!").replace(_ASK, "?")
+                   for s in segment(language, guarded) if s.strip())
     return out
 
 
@@ -605,11 +613,21 @@ def _gathered(lines: list[str]) -> list[str]:
         bare = _bare(lines[i])
         stripped = lines[i].lstrip()
         label = bare.endswith(":") and bool(bare[:-1].strip()) and not stripped.startswith(_NOT_PROSE)
+        heading = _HEADING.match(lines[i])
+        if heading and not label and _items_follow(lines, i + 1):  # "## Next steps" over its list: its label
+            bare, label = heading.group(1).strip().rstrip(":") + ":", True
         j = i + 1 if label else i
+        if label:  # "Completed tasks:", a blank line, then the list: the label is still the list's
+            while (j < len(lines) and not lines[j].strip() and _items_follow(lines, j + 1)
+                   and _titled_items(lines, j + 1)):
+                j += 1
         depth = len(lines[i]) - len(stripped)
         parent = (not label and bool(_LIST_MARK.match(lines[i])) and not stripped.startswith("#")
                   and j + 1 < len(lines) and bool(_LIST_MARK.match(lines[j + 1]))
                   and len(lines[j + 1]) - len(lines[j + 1].lstrip()) > depth)
+        if (not label and not parent and _BOLD_LEAD.match(stripped) and not _LIST_MARK.match(lines[i])
+                and i + 1 < len(lines) and _LIST_MARK.match(lines[i + 1]) and not lines[i + 1].lstrip().startswith("#")):
+            parent, depth = True, -1  # "**Option A (Simple):** Block `!` commands" over its pros and cons
         if parent:
             j += 1
         items: list[str] = []
@@ -632,6 +650,29 @@ def _gathered(lines: list[str]) -> list[str]:
         out.append(lines[i])
         i += 1
     return out
+
+
+_HEADING = re.compile(r"^\s*(?:#{1,6}\s+|\*\*|__)(?!.*\*\*\s*\S.*\*\*)(.+?)(?:\*\*|__)?\s*$")
+
+
+_BOLD_LEAD = re.compile(r"^(?:\*\*[^*]+\*\*|__[^_]+__)\s*:?\s*\S")  # a bold title, then what it is
+
+
+def _titled_items(lines: list[str], j: int) -> bool:
+    """The list from line j on names things: each item opens with a bold title ("1. **spotter-a0y.1**:
+    Lifecycle hooks ...", "- **Phase 1-2:** Session metadata ...")."""
+    items = []
+    while j < len(lines) and _LIST_MARK.match(lines[j]):
+        items.append(_LIST_MARK.sub("", lines[j].strip()))
+        j += 1
+    return bool(items) and all(_BOLD_LEAD.match(item) for item in items)
+
+
+def _items_follow(lines: list[str], j: int) -> bool:
+    """A list item starts at line j, or after one blank line."""
+    if j < len(lines) and not lines[j].strip():
+        j += 1
+    return j < len(lines) and bool(_LIST_MARK.match(lines[j])) and not lines[j].lstrip().startswith("#")
 
 
 _AUXILIARY = re.compile(r"\b(?:is|are|was|were|be|has|have|had|does|do|did|should|must|will|would|can|could)\b", re.I)
@@ -693,9 +734,40 @@ def _instructs(sentence: str) -> bool:
     return not _STATES.match(_SYMBOLS.sub("", _LIST_MARK.sub("", sentence.strip())))
 
 
+# where the work stands, said by git or by whoever ran it: never what the next session needs
+_GIT_STATE = re.compile(
+    r"^(?:(?:now|currently|still|we're|we are|i'm|i am|you're|you are)\s+)?on (?:the )?(?:branch|main|master)\b|"
+    r"^(?:switched to|created|checked out) (?:a )?(?:new )?branch\b|^head is (?:now )?at\b|"
+    r"\bworking (?:tree|directory|copy) (?:is )?(?:now |still )?clean\b|^nothing (?:added )?to commit\b|"
+    r"^your branch is (?:up to date|ahead|behind)\b|^(?:already|everything) up[- ]to[- ]date\b|"
+    r"\b\d+ files? changed\b|\b\d+ insertions?\(\+\)|"
+    r"\b(?:is|are) now (?:un)?blocked\b|\b(?:running|runs|ran|builds|compiles) clean(?:ly)?\b", re.I)
+_COUNTED = re.compile(r"\b\d+ (?:new |total |more |passing |failing |[A-Z]\w+ )?(?:[a-z]+ )?(?:tests?|doctests?|specs?|"
+                      r"failures?|errors?|warnings?|assertions?|suites?)\b")
+_PASSING = re.compile(r"\b(?:all )?(?:pass(?:es|ed|ing)?|green|0 failures|no (?:issues|failures|errors)|clean)\b", re.I)
+
+
+def _status_line(sentence: str) -> bool:
+    """Git's or a tool's account of where the work stands: "On branch `refactor` now.",
+    "Working tree clean", "3 files changed", "Spotter-fum.2 is now unblocked.", test counts
+    ("6 new builder tests, 4 controller tests, 1 LiveView test.", "65 tests + 14 doctests, 0
+    failures"), a status bar pasted ("880 ↓68k R29394k W3499k 22.966 73.5% ...")."""
+    bare = re.sub(r"`([^`]*)`", r"\1", sentence)
+    size = len(bare.split())
+    if size <= _STATUS_WORDS and _GIT_STATE.search(bare):
+        return True
+    counted = len(_COUNTED.findall(bare))
+    if size <= 24 and (counted >= 2 or counted and _PASSING.search(bare)):
+        return True
+    numeric = [t for t in re.sub(r"`[^`]*`", " ", sentence).split() if re.search(r"\d", t)]
+    return len(numeric) >= 4 and len(numeric) * 2 >= size and not re.search(r"#[0-9a-fA-F]{3,8}\b", sentence)
+
+
 def _note(sentence: str, turn: Turn) -> Note | None:
     if turn.delegated and _instructs(sentence):
         return None  # the agent's task for a sub-agent, not the user's request nor a fact
+    if turn.work and _status_line(_SYMBOLS.sub("", sentence)):
+        return None
     if len(sentence) > MAX_SENTENCE_CHARS:
         sentence = sentence[:MAX_SENTENCE_CHARS].rsplit(" ", 1)[0] + "…"
     if turn.work and turn.role == "assistant" and _working_step(sentence):
