@@ -636,6 +636,7 @@ def _gathered(lines: list[str]) -> list[str]:
             if item:  # "" is an item cut inside code: the list goes on without it
                 items.append(item)
             j += 1
+        items = _same_said(items)
         if len(items) >= (1 if parent else 2 if label else 3):
             head = (bare if bare.endswith(":") else bare.rstrip(".") + ":") + " " if label or parent else ""
             group: list[str] = []
@@ -656,6 +657,27 @@ _HEADING = re.compile(r"^\s*(?:#{1,6}\s+|\*\*|__)(?!.*\*\*\s*\S.*\*\*)(.+?)(?:\*
 
 
 _BOLD_LEAD = re.compile(r"^(?:\*\*[^*]+\*\*|__[^_]+__)\s*:?\s*\S")  # a bold title, then what it is
+
+
+_ITEM_LABEL = re.compile(r"^(`[^`]+`|[\w./-]+):\s+(?=\S)")
+
+
+def _same_said(items: list[str]) -> list[str]:
+    """Items of one list saying the same of different names ("`executor.ts`: Receives logger as a
+    constructor parameter", the same for `scheduler.ts`, `rollup.ts`) are one item naming them all."""
+    out: list[str] = []
+    names: dict[str, list[str]] = {}
+    for item in items:
+        m = _ITEM_LABEL.match(item)
+        rest = item[m.end():] if m else ""
+        if m and rest in names:
+            names[rest].append(m.group(1))
+            continue
+        if m:
+            names[rest] = [m.group(1)]
+        out.append(item)
+    return [f"{', '.join(names[item[m.end():]])}: {item[m.end():]}" if (m := _ITEM_LABEL.match(item))
+            and len(names.get(item[m.end():], ())) > 1 else item for item in out]
 
 
 def _titled_items(lines: list[str], j: int) -> bool:

@@ -55,7 +55,8 @@ def test_a_place_moved_later_is_not_kept_where_it_was(written):
     assert "`metrics.db` in the root" not in text
     assert "in the `/charts` directory" not in text
     assert "Added `.js` extensions to local imports" not in text
-    assert "Added `dirname` and `filename` workarounds for ESM modules where needed." in text  # its neighbour stays
+    # its neighbour stays (an item of "### Key Changes Made:", the heading over the list its label)
+    assert "Added `dirname` and `filename` workarounds for ESM modules where needed" in text
     assert "From data-capture `package.json`" not in text
     # the user's reason for the move is no statement of where things are: it stays
     assert "we no longer need a separate data-capture folder" in text
@@ -77,7 +78,7 @@ def test_a_thing_found_missing_that_the_session_made_is_not_kept_missing(written
     text = "\n".join(b for bs in written.values() for b in bs)
     assert "created a CLAUDE.md file" in text
     assert "No CLAUDE.md file exists" not in text
-    assert "No test files in the project (only in node_modules)." in text  # its neighbours stay
+    assert "No test files in the project (only in node_modules)" in text  # its neighbours stay (items of its list)
 
 
 def test_one_turns_sentences_of_one_template_are_one_note(written):
@@ -85,7 +86,7 @@ def test_one_turns_sentences_of_one_template_are_one_note(written):
     the same for `scheduler.ts`, `rollup.ts`, `chartGenerator.ts` in one reply: one sentence naming all four."""
     text = "\n".join(b for bs in written.values() for b in bs)
     assert ("`executor.ts`, `scheduler.ts`, `rollup.ts`, `chartGenerator.ts`: Receives logger as a constructor "
-            "parameter, doesn't import it directly.") in text
+            "parameter, doesn't import it directly") in text  # one item of "### Files that didn't need changes:"
     assert text.count("Receives logger as a constructor parameter") == 1
 
 
