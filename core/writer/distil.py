@@ -860,12 +860,24 @@ def _note(sentence: str, turn: Turn) -> Note | None:
         if asked is None:
             return None
         sentence = asked
+    if not turn.work:
+        sentence = _ELIDED.sub(_with_i, sentence, count=1)
     text, subject = _third_person(sentence, turn)
     text = resolve_dates(text, _day(turn.time))
     text = text[:1].upper() + text[1:]
     if not text.endswith((".", "!", "?", "…", "。", "！", "？")):
         text += "."
     return Note(text, turn, core, subject, content_words(text))
+
+
+# a casual sentence that drops its "I": "Dyed my hair last week", "Just been helping some friends"
+_ELIDED = re.compile(r"^\s*(?:(?:just|finally|recently|also)\s+)*(?:(?P<been>been)|(?P<did>\w+ed|got|went|made|took|bought|"
+                     r"found|saw|met|won|had|gave|built|wrote|sold|tried)(?=\s+(?:my|a|an|the|some|our|this|these|that|"
+                     r"to|\d+)\b))\b", re.I)
+
+
+def _with_i(m: re.Match[str]) -> str:
+    return "I've been" if m.group("been") else "I " + m.group("did").lower()
 
 
 # The user's requests in a working session (the verbs: steps.py).

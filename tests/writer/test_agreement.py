@@ -54,3 +54,16 @@ def test_a_dated_block_does_not_raise_a_pronoun_after_its_date_but_keeps_a_name(
     (named,) = distil([Turn("r2", "user", "John", "Tim", "John Wall signed with the Wolves for three seasons.",
                             turn.time)])
     assert Block([named], "", dated=True).text.startswith("On 2 October 2023, John Wall signed")
+
+
+@pytest.mark.parametrize(("said", "kept"), [
+    ("Guess what? Dyed my hair bright orange last week for the concert!", "Nate dyed Nate's hair bright orange"),
+    ("Just been helping some friends fix their bikes at the repair cafe downtown.", "Nate has been helping some friends"),
+    ("Finished the first draft of my screenplay about the lighthouse keeper.", "Nate finished the first draft"),
+])
+def test_a_casual_sentence_that_drops_its_i_gets_its_speaker_back(said, kept):
+    assert any(n.startswith(kept) for n in notes(said, "Nate", "Joanna")), notes(said, "Nate", "Joanna")
+
+
+def test_a_feeling_without_its_i_is_no_deed():
+    assert not any(n.startswith("Nate excited") for n in notes("Excited for the season opener with the Wolves!", "Nate"))

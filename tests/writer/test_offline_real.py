@@ -355,7 +355,7 @@ def test_people_talking_news_announced_advice_hopes_and_offers_are_no_notes(tmp_
         ("assistant", "On another note, I adopted a pup from a shelter last week."),
         ("user", "I'm hoping to open my own dance studio near the river in the spring."),
     ], (2022, 3, 24))
-    assert "Had an audition on 23 March 2022 for a writing gig." in text, text
+    assert "Caroline had an audition on 23 March 2022 for a writing gig." in text, text
     assert "Melanie adopted a pup from a shelter the week before 24 March 2022." in text, text
     assert "open Caroline's own dance studio near the river" in text, text
     for company in ("massive", "ride", "trails", "fingers", "come together", "Let ", "anything else", "another note"):
