@@ -883,6 +883,8 @@ def _with_i(m: re.Match[str]) -> str:
 # The user's requests in a working session (the verbs: steps.py).
 _LEADING_FILLER = re.compile(r"^(?:(?:ok(?:ay)?|alright|all right|so|then|well|cool|perfect|nice|yes|yeah|hm+|please|"
                              r"let's|lets|let us|also|instead|now|next)\b[,!.]*\s+)+(?=[a-z])", re.I)
+# Claude Code's mention of a sub-agent the prompt is for ('@"solution-architect (agent)" analyze …', '@agent-x …')
+_AGENT_MENTION = re.compile(r'^@(?:"[^"\n]{1,80}\(agent\)"|agent-[\w-]+)\s+')
 # the user telling the agent they changed something, without what: "I made some additional updates to the README"
 _VAGUE_CHANGE = re.compile(r"^i(?:'ve| have)? (?:made|did|pushed|added|applied) (?:some|a few|a couple of|a bit of)\s+"
                            r"(?:(?:additional|more|small|minor|further|other|quick)\s+)?(?:updates?|changes?|edits?|tweaks?|"
@@ -899,6 +901,7 @@ def _request(sentence: str) -> str | None:
         return None
     if re.search(r"\b(?:here in (?:the |this )?chat|in this chat|here in the conversation)\b", sentence, re.I):
         return None  # "write some markdown here in chat": something to see in that session, not to make
+    sentence = _AGENT_MENTION.sub("", sentence) or sentence  # '@"solution-architect (agent)" analyze …': to whom
     if _VAGUE_CHANGE.match(sentence):
         return None  # what they changed, the files say; the next session learns nothing from it
     sentence = _LEADING_FILLER.sub("", sentence) or sentence  # "ok write markdown, ..." asks as "write markdown"
@@ -911,9 +914,6 @@ def _request(sentence: str) -> str | None:
     if _SUBJECTLESS.match(sentence) and (len(sentence.split()) < 8 and not _specific(sentence)
                                          or len(sentence.split()) < 5):  # "Should be 8ABeB7.": the value of what?
         return None  # "Need to be fully clean.": of what, the question before said
-    leave = re.match(r"(?i)(?:you|claude) (?:can|could|may|might|should) (\w+)", sentence)  # "You can review the log"
-    if leave and leave.group(1).casefold() in PROCESS:
-        return None  # leave for a step then ("You can review the existing commit messages using git log")
     if verb in PROCESS or any(first_word(c) in PROCESS for c in re.split(r"[,;]\s*", sentence)[1:]):
         return None  # "I undid your changes, try again": what to do next in that session
     if verb in DIRECTING and first is not None and first.start() == 0:

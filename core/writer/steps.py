@@ -24,7 +24,7 @@ upgrade bump pin declare introduce restructure reorganize
 PROCESS = frozenset("""
 read run check look continue proceed start try go wait stop see explain tell show analyze analyse review explore
 investigate search find think ultrathink commit push stage verify test open let give summarize summarise list print
-figure debug compare describe clarify answer work do tackle focus
+figure debug compare describe clarify answer work do tackle focus follow
 """.split())
 # what to do in a tool ("Search: `x`", "Try toggling ..."): advice for now, not what a thing is
 ADVICE = frozenset({"search", "toggle", "try", "click", "press", "select", "navigate", "scroll", "type", "enter"})

@@ -98,8 +98,17 @@ def test_the_users_words_for_a_step_or_a_change_without_content_are_no_block(wri
     text = "\n".join(b for bs in written.values() for b in bs)
     assert "additional updates to the README" not in text
     assert "Instead stage" not in text
-    assert "review the existing commit messages using git log" not in text  # "You can review …": leave for a step
     assert "The user asked to specify the minimum node version in package.json." in text
+
+
+def test_a_prompt_to_a_sub_agent_is_the_users_request_without_the_mention():
+    """'@"solution-architect (agent)" analyze existing CLI command and create specification …' (codemie-code's
+    fresh session): the mention says to whom; "analyze …" is a step of that session, "Add a `--json` flag" a request."""
+    from scriptorium.core.writer.distil import _request
+
+    assert _request('@"solution-architect (agent)" analyze existing CLI command and create specification for '
+                    'adding missing CLI commands.') is None
+    assert _request('@agent-code-reviewer add a --json flag to status.') == "I asked to add a --json flag to status."
 
 
 def test_a_relative_path_does_not_end_a_sentence():
