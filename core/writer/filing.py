@@ -211,13 +211,25 @@ def _closest(block: Block, homes: list[str], profile: dict[str, set[str]], base:
     return best if best is not None and scores[best] > 0 else base if base in homes else homes[0] if homes else base
 
 
+# words that are no noun: a stray word of a sentence
+FUNCTION_WORDS = frozenset("""
+since because although though whilst while until unless whether however therefore thus hence meanwhile otherwise
+instead already almost anyway perhaps maybe via per also just still even yet then than once twice here there where
+when what which who whom whose why how about above below after before again against among around between during
+into onto upon within without toward towards across along behind beyond despite except inside outside through
+throughout under underneath unlike via whereas wherever whenever whichever whatever whoever rather quite very
+""".split())
+
+
 def good_name(phrase: str) -> bool:
-    """A topic name names a subject: not a stop word or filler alone, not hex or a number,
-    not a fragment mixing scripts."""
+    """A topic name names a subject: not a stop word, function word or filler alone
+    (`since`), not hex or a number, not a fragment mixing scripts (sleep renames a topic
+    whose name is not, renaming.py)."""
     words = [w for w in re.split(r"[\s_-]+", phrase.casefold()) if w]
     if not words or any(_HEX_LIKE.search(w) for w in words):
         return False
-    if len(words) == 1 and (len(words[0]) < 3 or not is_content(words[0]) or words[0] in COMMON_WORDS):
+    if len(words) == 1 and (len(words[0]) < 3 or not is_content(words[0]) or words[0] in COMMON_WORDS
+                            or words[0] in FUNCTION_WORDS):
         return False
     scripts = {_script(ch) for w in words for ch in w if ch.isalpha()}
     if len(scripts) != 1:

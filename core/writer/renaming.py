@@ -43,7 +43,7 @@ from pathlib import PurePosixPath
 from ..memory.core_render import CORE_TOPIC
 from ..memory.topics import FORMERLY, TopicDoc, former_names, parse_cached
 from .distil import names_a_component, phrase_options
-from .filing import _GENERIC_DIRS, good_name, title
+from .filing import _GENERIC_DIRS, FUNCTION_WORDS, good_name, title
 from .gather import PEOPLE, name_words
 from .keywords import slug, stems
 from .prompts import AGENT_NAMES
@@ -58,14 +58,6 @@ notes note misc miscellaneous general stuff other others tmp temp scratch todo t
 drafts random things thing items item info information memo memos unsorted unknown default topic topics log logs
 more etc various sundry
 """.split()) | _GENERIC_DIRS
-# words that are no noun: a stray word of a sentence
-FUNCTION_WORDS = frozenset("""
-since because although though whilst while until unless whether however therefore thus hence meanwhile otherwise
-instead already almost anyway perhaps maybe via per also just still even yet then than once twice here there where
-when what which who whom whose why how about above below after before again against among around between during
-into onto upon within without toward towards across along behind beyond despite except inside outside through
-throughout under underneath unlike via whereas wherever whenever whichever whatever whoever rather quite very
-""".split())
 
 
 @dataclass(frozen=True)
