@@ -785,10 +785,42 @@ def _status_line(sentence: str) -> bool:
     return len(numeric) >= 4 and len(numeric) * 2 >= size and not re.search(r"#[0-9a-fA-F]{3,8}\b", sentence)
 
 
+# a finding without its content: what was found, checked or is there, but not what it is
+_CHECKED = re.compile(r"^(?:good|great|ok(?:ay)?|perfect|nice|excellent|alright|right)[,!.]\s+(?:so,?\s+)?(?:only|no other|"
+                      r"none of|nothing else|no more|no remaining|just)\b", re.I)  # "Good, only config.ts uses `__dirname`."
+_VAGUE = re.compile(r"\b(?:has|have|had|there (?:is|are|was|were)|needs?|found|finds|shows?) (?:some |a few |several |many |"
+                    r"more |other |additional |existing |various |a couple of |an? (?:existing |other )?)?"
+                    r"(?:more |other |additional |existing |some )?(?:\w+ )?(?:properties|issues|problems|changes|things|logic|"
+                    r"fields|methods|options|places|errors|differences|cases|parts|functions|features|settings|stuff|"
+                    r"details|bits)\b(?! (?:like|such as|including|named|called)\b)", re.I)
+_DISCOVERED = re.compile(r"\b(?:is|was|are|were) an? (?:\w+ )?(?:refinement|issue|bug|problem|finding|follow-up|followup) "
+                         r"(?:discovered|found|noticed|spotted|identified)\b", re.I)
+_CLEAR_LEAD = re.compile(r"^(?:(?:ok(?:ay)?|so|ah|i see),?\s+)?(?:the (?:issue|problem|bug|cause|fix|reason|error)|it|this) "
+                         r"(?:is|was|seems|looks) (?:now )?(?:clear|obvious|simple|straightforward)(?: now)?\s*(?:[—–:-]+|\.)\s*",
+                         re.I)  # "The issue is clear — <what it is>": what it is
+
+
+def _thin(sentence: str) -> bool:
+    """A finding that says something was found or is there without what: "The MarkdownTheme
+    interface has more properties now.", "There is existing logic for scanning history.",
+    "Spotter-fum.5 is a refinement discovered during testing.", "Good, only config.ts uses
+    `__dirname`." (the result of a search, said between two steps of it)."""
+    if _CHECKED.match(sentence) or _DISCOVERED.search(sentence):
+        return True
+    bare = re.sub(r"`[^`]*`", "", sentence)
+    return (len(sentence.split()) <= 12 and bare == sentence and ":" not in sentence and "(" not in sentence
+            and bool(_VAGUE.search(sentence)))
+
+
 def _note(sentence: str, turn: Turn) -> Note | None:
     if turn.delegated and _instructs(sentence):
         return None  # the agent's task for a sub-agent, not the user's request nor a fact
     if turn.work and _status_line(_SYMBOLS.sub("", sentence)):
+        return None
+    if turn.work and _CLEAR_LEAD.match(sentence):
+        sentence = _CLEAR_LEAD.sub("", sentence, count=1)
+        sentence = sentence[:1].upper() + sentence[1:]
+    if turn.work and _thin(sentence):
         return None
     if len(sentence) > MAX_SENTENCE_CHARS:
         sentence = sentence[:MAX_SENTENCE_CHARS].rsplit(" ", 1)[0] + "…"

@@ -1,7 +1,7 @@
 """What issue 24's hand-read samples still found marginal or useless in a working session's
 blocks, on the coding set's real transcripts (bench/data/coding/, sources and licences in its
 SOURCES.md): a list's title apart from its items, and git's or a tool's account of where the
-work stands. Each test fails on the writer before marginal7's rules."""
+work stands, and a finding that says something was found without what. Each test fails on the writer before marginal7's rules."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from .test_offline_real import _imported, _written
 
 CODING = Path(__file__).resolve().parents[2] / "bench" / "data" / "coding"
 PI_REFACTOR = CODING / "pi__badlogic_pi-mono__before-compaction.jsonl"
+PI_LARGE = CODING / "pi__badlogic_pi-mono__large-session.jsonl"
 SPOTTER_GQC = CODING / "claude-code__marot_spotter__258c7280-ae70-4798-800f-63464d01a85d.jsonl"
 SPOTTER_FUM = CODING / "claude-code__marot_spotter__8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl"
 SPOTTER_4TE = CODING / "claude-code__marot_spotter__ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl"
@@ -25,7 +26,7 @@ CODEMIE_CLEAR = CODING / "claude-code__codemie-ai_codemie-code__session-196820da
 def blocks(tmp_path_factory) -> dict[str, list[str]]:
     """Each transcript written alone: its blocks."""
     out = {}
-    for name, kind, path in (("pi", "pi", PI_REFACTOR), ("gqc", "claude-code", SPOTTER_GQC),
+    for name, kind, path in (("pi", "pi", PI_REFACTOR), ("pi-large", "pi", PI_LARGE), ("gqc", "claude-code", SPOTTER_GQC),
                              ("fum", "claude-code", SPOTTER_FUM), ("4te", "claude-code", SPOTTER_4TE),
                              ("a0y", "claude-code", SPOTTER_A0Y), ("clear", "claude-code", CODEMIE_CLEAR)):
         store, sid = _imported(tmp_path_factory.mktemp(name), kind, path)
@@ -82,3 +83,20 @@ def test_git_status_and_test_counts_are_no_blocks(blocks):
     fum = _text(blocks["fum"])
     assert not re.search(r"is now unblocked", fum), fum
     assert "`load_session_messages` doesn't include `agent_id` in the map." in fum
+
+
+def test_a_finding_without_what_was_found_is_no_block(blocks):
+    """pi: "The MarkdownTheme interface has more properties now." (which, the tool output said),
+    "Good, only config.ts uses `__dirname`." (a search's result between two steps of it); Claude
+    Code: "Spotter-fum.5 is a refinement discovered during testing." (the bead's content is in
+    the next sentence), and "The issue is clear — <the issue>" keeps only the issue."""
+    large = _text(blocks["pi-large"])
+    assert "has more properties now" not in large
+    assert "`Editor.borderColor` expects a function `(str: string) => string`." in large  # a finding with its content
+    pi = _text(blocks["pi"])
+    assert "only config.ts uses" not in pi.casefold()
+    assert "The config.ts is now in `utils/` so the relative path to package.json is wrong." in pi
+    fum = _text(blocks["fum"])
+    assert "refinement discovered during testing" not in fum
+    assert "The issue is clear" not in fum
+    assert "The LiveView process can't access the SQL sandbox from the test process." in fum
