@@ -724,7 +724,8 @@ def _item(line: str, listed: bool) -> str | None:
     key = pair.group(1).casefold() if pair else ""
     if key in DIRECTING or key in PROCESS or key in ADVICE:  # "Search: `x`" says what to do, not what search is
         return bare
-    if pair and len(value.split()) <= 4 and not _AUXILIARY.search(value):  # "`accent`: `#8abeb7`" -> "`accent` is `#8abeb7`"
+    if (pair and len(value.split()) <= 4 and not _AUXILIARY.search(value)  # "`accent`: `#8abeb7`" -> "`accent` is `#8abeb7`"
+            and (pair.group(1).startswith("`") or re.search(r"[`\d]|\w[./]\w", value))):  # "Pros: Simple, safe" is a label
         return f"{pair.group(1)}{pair.group(2)} is {value}"
     return bare
 

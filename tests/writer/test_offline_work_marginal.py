@@ -66,6 +66,7 @@ def test_a_bold_title_over_its_list_is_one_sentence_with_it(blocks):
     assert "Block `!`." not in pi
     assert ("Option A (Simple - Prevent): Block `!` commands while agent is streaming: Add `isStreaming` check before "
             "allowing bash commands") in pi, pi
+    assert "Pros: Simple, safe" in pi and "Pros is" not in pi, pi  # a label over words, not a name given a value
 
 
 def test_git_status_and_test_counts_are_no_blocks(blocks):
