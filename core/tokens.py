@@ -32,13 +32,14 @@ def encoding():
         os.environ["TIKTOKEN_CACHE_DIR"] = str(_bundled_tokenizer_dir())
     import tiktoken
 
-    cached = _ranks_cache(tiktoken.__version__)
-    if cached is not None:
+    parsed = _parsed_ranks()
+    if parsed is not None:
+        pat_str, ranks, special = parsed
         try:
-            pat_str, ranks, special = marshal.loads(cached.read_bytes())
             return tiktoken.Encoding(ENCODING, pat_str=pat_str, mergeable_ranks=ranks, special_tokens=special)
-        except (OSError, EOFError, ValueError, TypeError):
+        except (ValueError, TypeError):
             pass
+    cached = _ranks_cache(tiktoken.__version__)
     if cached is None:
         return tiktoken.get_encoding(ENCODING)
     from tiktoken_ext.openai_public import o200k_base  # what get_encoding would call
@@ -47,6 +48,22 @@ def encoding():
     enc = tiktoken.Encoding(**spec)
     _save_ranks(cached, (spec["pat_str"], spec["mergeable_ranks"], spec["special_tokens"]))
     return enc
+
+
+@functools.lru_cache(maxsize=1)
+def _parsed_ranks() -> tuple[str, dict[bytes, int], dict[str, int]] | None:
+    """The parsed ranks from the user's cache, read once a process (by `small_counter` and
+    `encoding` alike); None when there are none yet or they cannot be read."""
+    import tiktoken
+
+    cached = _ranks_cache(tiktoken.__version__)
+    if cached is None:
+        return None
+    try:
+        pat_str, ranks, special = marshal.loads(cached.read_bytes())
+    except (OSError, EOFError, ValueError, TypeError):  # no cache yet, a truncated or foreign one
+        return None
+    return pat_str, ranks, special
 
 
 def _ranks_cache(version: str) -> Path | None:
@@ -163,15 +180,12 @@ def _merged(ranks: dict[bytes, int], piece: bytes) -> int:
 def small_counter() -> SmallCounter | None:
     """A counter over the user's cached parsed ranks (see `encoding`); None when there is
     none yet (the encoder's first load writes it) or it cannot be read."""
+    parsed = _parsed_ranks()
+    if parsed is None:
+        return None
     try:
-        import tiktoken
-
-        cached = _ranks_cache(tiktoken.__version__)
-        if cached is None:
-            return None
-        pat_str, ranks, _special = marshal.loads(cached.read_bytes())
-        return SmallCounter(pat_str, ranks)
-    except Exception:  # no cache yet, a truncated or foreign one: the encoder counts
+        return SmallCounter(parsed[0], parsed[1])
+    except Exception:  # a pattern this regex cannot compile: the encoder counts
         return None
 
 

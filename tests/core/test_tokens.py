@@ -96,9 +96,11 @@ def test_a_process_with_the_parsed_ranks_cached_counts_a_turn_without_the_encode
         for first in (True, False):  # the first load writes the parsed ranks; the next process reads them
             tokens.encoding.cache_clear()
             tokens.small_counter.cache_clear()
+            tokens._parsed_ranks.cache_clear()
             assert count_tokens(text) == expected
             assert bool(tokens.encoding.cache_info().currsize) is first
         assert list(tmp_path.glob("scriptorium/*.marshal"))
     finally:
         tokens.encoding.cache_clear()
         tokens.small_counter.cache_clear()
+        tokens._parsed_ranks.cache_clear()
