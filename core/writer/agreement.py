@@ -45,7 +45,7 @@ def agree(words: list[str], i: int, *, subject: str) -> None:
     `subject`: "I" (any present verb after it is inflected) or "you" (only `PRESENT`'s);
     adverbs between the two are stepped over. A pronoun that ends its clause ("than I.")
     changes nothing, nor one in a group ("Tim and I were") but for "am"."""
-    if _split_punct(words[i])[1]:
+    if split_punct(words[i])[1]:
         return
     group = _in_group(words, i)
     j = i + 2
@@ -53,7 +53,7 @@ def agree(words: list[str], i: int, *, subject: str) -> None:
         j += 2
     if j >= len(words):
         return
-    verb, trail = _split_punct(words[j])
+    verb, trail = split_punct(words[j])
     low = verb.casefold().replace("’", "'")
     if low == "am":  # never a group's
         words[j] = "is" + trail
@@ -80,7 +80,7 @@ def _in_group(words: list[str], i: int) -> bool:
         return False
     before: list[str] = []
     for word in reversed(words[:i - 3:2]):
-        core, trail = _split_punct(word)
+        core, trail = split_punct(word)
         if trail:
             break
         before.append(core.casefold())
@@ -106,6 +106,7 @@ def inflect(verb: str, *, closed: bool = True) -> str | None:
     return verb + "s"
 
 
-def _split_punct(token: str) -> tuple[str, str]:
+def split_punct(token: str) -> tuple[str, str]:
+    """A word and the punctuation after it: "thrilled." -> ("thrilled", ".")."""
     m = re.match(r"^(.*?)([,.!?;:…)\"”’]*)$", token)
     return (m.group(1), m.group(2)) if m else (token, "")

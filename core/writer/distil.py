@@ -21,7 +21,7 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 from datetime import date, timedelta
 
-from .agreement import agree, is_adverb
+from .agreement import agree, is_adverb, split_punct
 from .keywords import COMMON_WORDS, FILLER, content_words, is_content, keyphrases, phrases, stem, word_count
 from .people import compact, concrete, keeps_company
 from .moved import moved_away
@@ -1139,7 +1139,7 @@ def _third_person(sentence: str, turn: Turn) -> tuple[str, str]:
     i = 0
     while i < len(words):
         token = words[i]
-        core, trail = _split_punct(token)
+        core, trail = split_punct(token)
         low = core.casefold().replace("’", "'")
         repl = None
         if low in ("i", "i'm", "i've", "i'll", "i'd", "i'm", "me", "myself", "my", "mine"):
@@ -1192,11 +1192,6 @@ def _generic_you(words: list[str], i: int) -> bool:
     before = words[i - 2].casefold().strip(",.!") if i >= 2 else ""
     after = words[i + 2].casefold().strip(",.!?") if i + 2 < len(words) else ""
     return before in ("thank", "thanks", "see", "miss", "love", "bless") or after in ("know", "guys", "too")
-
-
-def _split_punct(token: str) -> tuple[str, str]:
-    m = re.match(r"^(.*?)([,.!?;:…)\"”’]*)$", token)
-    return (m.group(1), m.group(2)) if m else (token, "")
 
 
 # -- when ------------------------------------------------------------------------------------
