@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pytest
 
+from scriptorium.core.memory import parse_topic
 from scriptorium.core.sessions.marker import MARK_KEY, workspace_id
 from scriptorium.core.paths import RUNTIME_DIR, StatePaths
 from scriptorium.core.sessions.store import SessionStore
@@ -37,6 +38,17 @@ def tree(root: Path) -> dict[str, bytes]:
     """Every visible regular file under `root` (no git, no runtime logs), for byte comparisons."""
     return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*"))
             if p.is_file() and not p.is_symlink() and not {".git", RUNTIME_DIR} & set(p.relative_to(root).parts)}
+
+
+def topic_blocks(state: Path) -> dict[str, tuple[str, str]]:
+    """Every block id -> (its topic, its text), and every topic parses."""
+    out = {}
+    for path, data in tree(state / "memory").items():
+        if path.startswith("topics/"):
+            doc = parse_topic(path[len("topics/"):], data.decode())
+            assert doc.issues == [], doc.issues
+            out.update({b.block_id: (path[len("topics/"):], " ".join(b.content.split())) for b in doc.blocks})
+    return out
 
 
 def history(store: SessionStore, stage: str | None = None) -> list[dict]:

@@ -10,7 +10,7 @@ from scriptorium.core.writer import finish, sleep
 from scriptorium.core.writer.gather import plan_merges
 from scriptorium.core.writer.reorganize import install_preview
 
-from .conftest import chain, tree
+from .conftest import chain, topic_blocks, tree
 
 # -- the rules, on topic texts -----------------------------------------------------------------
 
@@ -160,28 +160,17 @@ def _workspace(tmp_path):
     return store, moved
 
 
-def _blocks(state) -> dict[str, tuple[str, str]]:
-    """Every block id -> (its topic, its text), and every topic parses."""
-    out = {}
-    for path, data in tree(state / "memory").items():
-        if path.startswith("topics/"):
-            doc = parse_topic(path[len("topics/"):], data.decode())
-            assert doc.issues == [], doc.issues
-            out.update({b.block_id: (path[len("topics/"):], " ".join(b.content.split())) for b in doc.blocks})
-    return out
-
-
 def test_sleep_merges_a_small_topic_into_its_project_keeping_ids_evidence_and_links(tmp_path):
     store, moved = _workspace(tmp_path)
     state = store.state_dir
-    before = _blocks(state)
+    before = topic_blocks(state)
     sources = {p: d for p, d in tree(state / "memory").items() if p.startswith("sources/")}
     head = Workspace.open(state).repo.head.commit.hexsha
     result = sleep(state)
     assert (result.outcome, result.code) == ("ok", "REORGANIZED"), result.message
     assert "merged shop/stripe-charge.md into shop.md" in result.message
     assert "moved 1 block(s) of shop.md to shop/search.md" in result.message
-    after = _blocks(state)
+    after = topic_blocks(state)
     assert set(after) == set(before)  # every block kept, by its id, none retired
     assert {bid: text for bid, (_, text) in after.items() if "alert" not in text} \
         == {bid: text for bid, (_, text) in before.items() if "alert" not in text}
@@ -219,4 +208,4 @@ def test_a_sleep_preview_shows_the_merge_and_installs_it_only_when_asked(tmp_pat
     assert tree(state / "memory") == live  # nothing installed
     installed = install_preview(state, result.preview)
     assert installed.code == "REORGANIZED" and "merged shop/stripe-charge.md into shop.md" in installed.message
-    assert _blocks(state)[moved.block_id][0] == "shop.md"
+    assert topic_blocks(state)[moved.block_id][0] == "shop.md"

@@ -15,7 +15,7 @@ from scriptorium.core.sessions.store import SessionStore
 from scriptorium.core.writer import finish, sleep
 from scriptorium.core.writer.renaming import plan_renames, weak_name
 
-from .conftest import chain, tree
+from .conftest import chain, topic_blocks, tree
 
 SHOP = {"s1": "The storefront renders product pages with Phoenix LiveView.",
         "t1": "Noted: the storefront's product pages are LiveView templates under `lib/shop_web/live`."}
@@ -45,16 +45,6 @@ def _written(tmp_path):
     return store
 
 
-def _blocks(state) -> dict[str, tuple[str, str]]:
-    out = {}
-    for path, data in tree(state / "memory").items():
-        if path.startswith("topics/"):
-            doc = parse_topic(path[len("topics/"):], data.decode())
-            assert doc.issues == [], doc.issues
-            out.update({b.block_id: (path[len("topics/"):], " ".join(b.content.split())) for b in doc.blocks})
-    return out
-
-
 def test_a_topic_named_after_a_folder_that_says_nothing_takes_its_subjects_name(tmp_path):
     store = _written(tmp_path)
     state = store.state_dir
@@ -66,13 +56,13 @@ def test_a_topic_named_after_a_folder_that_says_nothing_takes_its_subjects_name(
     # a person's topic that links to a block of it
     assert save_topic(ws, "links.md", "# Links\n\nSee [the retries](repo.md#^" + first.block_id + ").[^e1]\n\n"
                       f"[^e1]: Time: `2023-11-15`; Sources: {_source(repo, first)}\n", summary="by hand").ok
-    before = _blocks(state)
+    before = topic_blocks(state)
     sources = {p: d for p, d in tree(state / "memory").items() if p.startswith("sources/")}
     result = sleep(state)
     assert (result.outcome, result.code) == ("ok", "REORGANIZED"), result.message
     assert "renamed repo.md to billing-worker.md" in result.message
     assert [(g.kind, g.source, g.target) for g in result.gathered] == [("rename", "repo.md", "billing-worker.md")]
-    after = _blocks(state)
+    after = topic_blocks(state)
     assert set(after) == set(before)  # every block kept, by its id, none retired
     assert {bid: text for bid, (t, text) in after.items() if t != "links.md"} \
         == {bid: text for bid, (t, text) in before.items() if t != "links.md"}
@@ -98,10 +88,10 @@ def test_the_writer_filing_under_the_old_name_again_joins_the_renamed_topic(tmp_
     _session(store, "/home/u/repo", LATER, day=2)
     topics = state / "memory" / "topics"
     assert (topics / "repo.md").is_file()  # a session in that folder files under its name
-    before = _blocks(state)
+    before = topic_blocks(state)
     result = sleep(state)
     assert "merged repo.md into billing-worker.md" in result.message, result.message
-    after = _blocks(state)
+    after = topic_blocks(state)
     assert set(after) == set(before)
     assert {t for t, _ in after.values()} == {"shop.md", "billing-worker.md"} | {t for t, _ in after.values()
                                                                                  if t == "core.md"}
