@@ -28,7 +28,8 @@ from .prompts import AGENT_NAMES
 
 CORE = "core.md"
 SUB_AGENT = "The sub-agent"
-_GENERIC_DIRS = frozenset({"src", "app", "repo", "code", "work", "workspace", "project", "projects", "home", "tmp"})
+# folder names that say nothing of a project: its topic takes the nearest other folder's name
+GENERIC_DIRS = frozenset({"src", "app", "repo", "code", "work", "workspace", "project", "projects", "home", "tmp"})
 
 
 @dataclass(frozen=True)
@@ -85,7 +86,7 @@ def project_name(cwd: str) -> str:
     folders = [p for p in parts if not p.startswith(".")]
     if folders and _temporary(folders[-1]):  # a scratch folder (a test harness's run): no project
         return ""
-    named = [p for p in folders if p.casefold() not in _GENERIC_DIRS]
+    named = [p for p in folders if p.casefold() not in GENERIC_DIRS]
     return slug(named[-1]) if named else slug(folders[-1]) if folders else ""
 
 

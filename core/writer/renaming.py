@@ -43,7 +43,7 @@ from pathlib import PurePosixPath
 from ..memory.core_render import CORE_TOPIC
 from ..memory.topics import FORMERLY, TopicDoc, former_names, parse_cached
 from .distil import names_a_component, phrase_options
-from .filing import _GENERIC_DIRS, FUNCTION_WORDS, good_name, title
+from .filing import FUNCTION_WORDS, GENERIC_DIRS, good_name, title
 from .gather import PEOPLE, name_words
 from .keywords import slug, stems
 from .prompts import AGENT_NAMES
@@ -57,7 +57,7 @@ WEAK_WORDS = frozenset("""
 notes note misc miscellaneous general stuff other others tmp temp scratch todo todos untitled inbox new old draft
 drafts random things thing items item info information memo memos unsorted unknown default topic topics log logs
 more etc various sundry
-""".split()) | _GENERIC_DIRS
+""".split()) | GENERIC_DIRS
 
 
 @dataclass(frozen=True)

@@ -156,7 +156,7 @@ def test_speakers_are_right_when_turns_begin_with_names(tmp_path):
 ])
 def test_working_steps_never_become_blocks(tmp_path, said):
     store = SessionStore(tmp_path / "state")
-    sid = store.create_session("work", meta={"source": "claude-code", "cwd": "/home/u/shop"})
+    sid = store.create_session("work", source="claude-code", cwd="/home/u/shop")
     chain(store, sid, ["u1", "a1"], text=lambda n: "Fix the cart total rounding." if n == "u1" else said)
     finish(store, sid)
     text = "\n".join(b for bs in _topics(store).values() for b in bs)
@@ -167,7 +167,7 @@ def test_working_steps_never_become_blocks(tmp_path, said):
 def test_the_core_keeps_the_users_rules_once_and_never_the_agents_or_an_insult(tmp_path):
     store = SessionStore(tmp_path / "state")
     for n in range(2):  # the same rule in two sessions is kept once
-        sid = store.create_session(f"s{n}", meta={"source": "pi", "cwd": "/home/u/pi-mono"})
+        sid = store.create_session(f"s{n}", source="pi", cwd="/home/u/pi-mono")
         chain(store, sid, ["u1", "a1", "u2", "a2", "u3"], text={
             "u1": "my dude, this exploded when i restarted with -r. invalid themes must NEVER explode",
             "a1": "You must always run the tests before committing, I never skip them.",

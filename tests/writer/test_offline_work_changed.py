@@ -50,7 +50,7 @@ def test_a_statement_with_one_value_still_current_stays(pi_text):
 
 def test_the_users_correction_of_a_setting_stands_and_the_agents_value_goes(tmp_path):
     store = SessionStore(tmp_path / "state")
-    sid = store.create_session("work", meta={"source": "claude-code", "cwd": "/home/u/shop"})
+    sid = store.create_session("work", source="claude-code", cwd="/home/u/shop")
     chain(store, sid, ["u1", "a1", "u2", "a2"], text={
         "u1": "Add a retry to the payment client when the gateway times out.",
         "a1": "Added the retry in `lib/payments/client.ex`: `max_retries` is `5` with a backoff of 200 ms.",

@@ -38,7 +38,7 @@ def test_claude_codes_task_prompts_are_not_the_users_requests(tmp_path):
 
 def test_a_spawned_agents_prompt_is_no_request_but_its_finding_is_kept(tmp_path):
     store = SessionStore(tmp_path / "state")
-    sid = store.create_session("checkout", meta={"source": "claude-code", "cwd": "/home/u/shop"})
+    sid = store.create_session("checkout", source="claude-code", cwd="/home/u/shop")
     chain(store, sid, ["u1", "a1"], text={
         "u1": "Spin up an agent to bisect the deploy while we keep looking at the query plans.",
         "a1": "Starting a sub-agent to bisect the 14 commits of Tuesday's deploy against staging."}.__getitem__)

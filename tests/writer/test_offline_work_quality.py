@@ -177,7 +177,7 @@ def test_a_condition_of_its_own_is_kept_and_one_on_the_sentence_before_is_not(tm
     from .conftest import chain
 
     store = SessionStore(tmp_path / "state")
-    sid = store.create_session("work", meta={"source": "claude-code", "cwd": "/home/u/shop"})
+    sid = store.create_session("work", source="claude-code", cwd="/home/u/shop")
     chain(store, sid, ["u1", "a1"], text={
         "u1": "Which port does the dev server use?",
         "a1": "If not set, the dev server listens on port 1100 from `config/dev.exs`. "

@@ -29,7 +29,7 @@ def _workspace(tmp_path, layout: dict[str, list[tuple[str, str]]]):
     """A session written by the offline writer (turns a minute apart), then topics saved
     by hand whose blocks cite its turns: `layout` is topic -> [(claim, node)]."""
     store = SessionStore(tmp_path / "state")
-    sid = store.create_session("shop", meta={"cwd": "/home/u/shop"})
+    sid = store.create_session("shop")  # no working directory: the hand-saved topics alone say the project
     chain(store, sid, list(TURNS), text=TURNS.__getitem__)
     assert finish(store, sid).outcome == "ok"
     ws = Workspace.open(store.state_dir)
