@@ -37,7 +37,7 @@ for path in sorted(Path(sys.argv[2]).glob('*.json')):
     for n in session_numbers(conv):
         turns += [('user' if t['speaker'] == conv['speaker_a'] else 'assistant', t['text']) for t in conv[f'session_{n}']]
 store = SessionStore(Path(sys.argv[1]))
-sid = store.create_session('long', meta={'source': 'claude-code', 'cwd': '/home/user/projects/diary'})
+sid = store.create_session('long', source='claude-code', cwd='/home/user/projects/diary')
 words, i = 0, 0
 with store.batch(sid, message='long'):
     while words < int(sys.argv[4]):

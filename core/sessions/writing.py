@@ -113,7 +113,11 @@ class SessionWriter:
         commit instead of an init commit of their own, and — like a batch's — that commit
         is their durability point (imports: fewer git processes, no fsyncs). `started_at`:
         when the conversation began, if not now (an imported transcript's first record);
-        it dates ROOT and the session's `created_at`."""
+        it dates ROOT and the session's `created_at`. `extra` are the session's own fields
+        (`cwd=`, `source=`, `speakers=`): a `meta=` mapping would nest them where no reader
+        looks, so it is refused."""
+        if "meta" in extra:
+            raise TypeError("create_session takes the session's fields as keywords (cwd=..., source=...), not meta={...}")
         sid = session_id or os.urandom(6).hex()
         counts: Counter[str] = Counter()
         title = self.redactor.text(title, counts)

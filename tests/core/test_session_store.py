@@ -184,3 +184,15 @@ def test_batch_makes_one_commit(store: SessionStore) -> None:
             store.append(sid, "user", f"t{i}")
     assert len(list(repo.iter_commits())) == before + 1
     assert not repo.is_dirty(untracked_files=True)
+
+
+def test_session_fields_are_keywords_and_a_meta_mapping_is_refused(store: SessionStore) -> None:
+    """`create_session(meta={"cwd": ...})` nested the fields where no reader looks: five
+    writer tests and the 100k bench ran without a project that way. Refused, nothing made."""
+    sid = store.create_session("shop", cwd="/home/u/shop", source="claude-code")
+    meta = store.meta(sid)
+    assert (meta["cwd"], meta["source"]) == ("/home/u/shop", "claude-code")
+    before = sorted(p.name for p in store.session_dir(sid).parent.iterdir())
+    with pytest.raises(TypeError, match="keywords"):
+        store.create_session("bad", session_id="bad1", meta={"cwd": "/home/u/shop"})
+    assert sorted(p.name for p in store.session_dir(sid).parent.iterdir()) == before
