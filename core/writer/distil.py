@@ -22,6 +22,7 @@ from dataclasses import dataclass, field, replace
 from datetime import date, timedelta
 
 from .agreement import agree, is_adverb, split_punct
+from .asked import completed, fragment, subject_clause
 from .keywords import COMMON_WORDS, FILLER, content_words, is_content, keyphrases, phrases, stem, word_count
 from .people import compact, concrete, keeps_company
 from .moved import moved_away
@@ -219,6 +220,7 @@ def distil(turns: list[Turn]) -> list[Note]:
             kept = _answered(asked, turn) or kept  # a short answer means something only with its question
         if kept and asked is not None and asked.speaker != turn.speaker:
             kept[0].prompted_by = (asked.ref,)
+            notes = _subject_given(kept, asked, notes)
         # a turn ending in a question its next turn may answer briefly: one that left no note, or in a working
         # session one that asks more than leave to go on (the agent's "The release process is: ... Or do you want
         # a patch release (0.7.29 -> 0.7.30)?", not "Would you like me to continue with WP15 ...?")
@@ -237,6 +239,21 @@ def distil(turns: list[Turn]) -> list[Note]:
         if turn.work and turn.role == "user" and _REJECTED.search(turn.text[:200]):
             notes = _rejected(notes, turn)
     return _revalued(_superseded(notes))
+
+
+def _subject_given(kept: list[Note], asked: Turn, notes: list[Note]) -> list[Note]:
+    """An answer that is a place or a time without a clause ("In the team vault under `staging/`,
+    …") takes its question's subject (asked.py); the sentence that said it ("New engineers keep
+    asking where the staging credentials live.") is then no note of its own: the answer says it."""
+    if not fragment(kept[0].text):
+        return notes
+    found = subject_clause(_sentences(asked.text, asked.work, quoted=asked.role == "assistant"))
+    if found is None:
+        return notes
+    clause = _third_person(found[0], asked)[0]
+    text = completed(kept[0].text, clause)
+    kept[0] = replace(kept[0], text=text, words=content_words(text))
+    return [n for n in notes if not (n.turn is asked and clause.casefold() in n.text.casefold())]
 
 
 _NAMED = re.compile(r"`[^`\n]+`")

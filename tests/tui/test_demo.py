@@ -143,3 +143,14 @@ def test_every_demo_block_stands_alone(built_demo: Path) -> None:
     assert "Rust target directories grow to about 30 GB per branch." in cache
     release = " ".join(written["release-process.md"])
     assert "满足任一条件即可算热修复：线上错误率超过 1%、支付或登录不可用、数据正在丢失。" in release
+
+
+def test_a_demo_answer_that_is_a_place_says_what_is_there(built_demo: Path) -> None:
+    """The onboarding session: "New engineers keep asking where the staging credentials live.
+    Where should they look?" "In the team vault under `staging/`, …". The block was that phrase
+    alone, about nothing; it now takes the subject the question names, in a statement's order
+    (no question kept before it), and the asking is no note of its own."""
+    handbook = " ".join(_blocks(built_demo)["handbook.md"])
+    assert "The staging credentials live in the team vault under `staging/`, readable by the `eng-staging` group" \
+        in handbook, handbook
+    assert "keep asking" not in handbook and "?" not in handbook, handbook
