@@ -402,7 +402,7 @@ def _superseded(notes: list[Note]) -> list[Note]:
 # the agent offering the next step or asking leave to go on: no subject an answer needs
 _OFFER = re.compile(r"\b(?:ready (?:for|to)|want (?:me|us|\w+) to|shall (?:i|we)|should (?:i|we) (?:proceed|continue|go|"
                     r"start|move on)|would you like|do you want (?:me|us|to)|anything else|what(?:'s| is| should be) next|"
-                    r"next (?:task|step)|proceed|go ahead|carry on|continue|sounds? good|looks? good|ok(?:ay)?\s*\?|"
+                    r"next (?:tasks?|steps?)|proceed|go ahead|carry on|continue|sounds? good|looks? good|ok(?:ay)?\s*\?|"
                     r"merge (?:it )?(?:to|into) main|commit (?:it|this|these|them))\b", re.I)
 
 
@@ -985,10 +985,12 @@ _RUNNING = re.compile(r"^(?:`[^`]+`|the (?:build|tests?|suite|linter|check))\s+(
 # process on 8080.", "The dev server is already running."
 _MOMENT = re.compile(r"\b(?:port|address)\s+`?:?\d+`?\s+(?:is\s+)?(?:already\s+|still\s+)?(?:in use|taken|busy|occupied)\b|"
                      r"\bthere(?:'s| is) (?:already |still )?(?:an?|another) [\w.-]+ (?:process|server|instance)\b"
-                     r"(?: (?:running|listening))? on\b|\b(?:is|are) (?:already|still) running\b|\bEADDRINUSE\b", re.I)
+                     r"(?: (?:running|listening))? on\b|\b(?:is|are) (?:already|still) running\b|\bEADDRINUSE\b|"
+                     r"\b(?:is|are) (?:still |now )?waiting for (?:input|confirmation|a response|user input|the user)\b", re.I)
 _NEEDS = re.compile(r"^(?:so,? )?(?:(?:i|we) )?(?:still |also )?need to (?!check|look|read|see|find|investigate|explore|"
                     r"examine|verify|wait|run|test|understand|figure|update|fix|add|make|get|do|go|try)\w+\b[^`]*`", re.I)
 _LET_ME = re.compile(r"(?:^|[,;:—–-]\s*)let me\b", re.I)
+_GIVEN = re.compile(r"^(?:since|because|as|given that|now that|once)\b[^,;:]{3,120},[”\"']?\s+", re.I)
 _VERBISH = re.compile(r"\b(?:is|are|was|were|be|been|should|must|will|would|can|could|has|have|had|does|do|did|"
                       r"isn't|aren't|doesn't|don't|won't|can't|\w{3,}(?:es|ed))\b", re.I)
 
@@ -1018,6 +1020,9 @@ def _working_step(sentence: str) -> bool:
     if _NEEDS.match(sentence):  # "I need to use `:auto` mode": the fix, not a step
         return False
     if _NARRATION.match(sentence) or _STEP.match(sentence) or _LET_ME.search(sentence) or _RUNNING.match(sentence):
+        return True
+    given = _GIVEN.match(sentence)  # "Since no custom commands are available, I'll decompose …": the step, its reason
+    if given and _NARRATION.match(sentence[given.end():]):
         return True
     size = len(_FILLER_INSIDE.sub("", sentence).split())  # "That's just the notification ...": "just" says nothing
     if size <= _STATUS_WORDS and _MOMENT.search(sentence):

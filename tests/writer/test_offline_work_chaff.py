@@ -1,0 +1,55 @@
+"""What a working session's search hit held besides its answer (issue 24: every word of a hit
+is read, and raw turns get as many): the agent's step announced after its reason, the machine
+waiting at that moment, an offer of the next steps kept with the user's reply to it. Real lines
+of the coding set's transcripts (bench/data/coding/, sources and licences in its SOURCES.md)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from .test_offline_real import _imported, _written
+
+CODING = Path(__file__).resolve().parents[2] / "bench" / "data" / "coding"
+TODO_APP = CODING / "claude-code__d-kimuson_claude-code-viewer__fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl"
+CODEX_COMPACTION = CODING / "codex__codemie-ai_codemie-code__rollout-2026-05-11T11-26-55-019e1625-789d-76c0-80ab-3724b5ddb799.jsonl"
+PI_REFACTOR = CODING / "pi__badlogic_pi-mono__before-compaction.jsonl"
+
+
+@pytest.fixture(scope="module")
+def blocks(tmp_path_factory) -> dict[str, str]:
+    """Each transcript written alone: its blocks' text."""
+    out = {}
+    for name, kind, path in (("todo", "claude-code", TODO_APP), ("codex", "codex", CODEX_COMPACTION),
+                             ("pi", "pi", PI_REFACTOR)):
+        store, sid = _imported(tmp_path_factory.mktemp(name), kind, path)
+        out[name] = "\n".join(b for bs in _written(store, sid).values() for b in bs)
+    return out
+
+
+def test_a_step_announced_after_its_reason_is_no_note(blocks):
+    """"Since no custom commands are available, I'll decompose the TODO app creation into independent
+    subtasks …" and Codex's "Since your request says “in env var,” I’m checking the local whitelabel
+    binary …" are the agent's next step (the tool calls hold it), its reason in front; "I'll …" alone
+    at a sentence's start was already no note. What the step found stays."""
+    assert "decompose the TODO app creation" not in blocks["todo"], blocks["todo"]
+    assert "The development server runs successfully on localhost:3001." in blocks["todo"]
+    assert "checking the local whitelabel binary" not in blocks["codex"], blocks["codex"]
+    assert "`threshold` of `0.9`" in blocks["codex"]
+
+
+def test_the_machine_waiting_at_that_moment_is_no_note(blocks):
+    """"The command is waiting for input about the `src/` directory structure." (create-next-app's
+    prompt, answered by the next tool call) says nothing of the project."""
+    assert "waiting for input" not in blocks["todo"], blocks["todo"]
+    assert "`/src/components/` - React components (AddTodoForm, TodoItem, TodoList)" in blocks["todo"]
+
+
+def test_an_offer_of_the_next_steps_is_no_question_a_reply_needs(blocks):
+    """pi: "Want to test more features (compaction, model switching, etc.) or move on to next steps?"
+    "Jesus, everything works, pi is a monster." The offer ("next steps", as "next step" was) asks
+    leave to go on; kept before the reply it made one note of the offer and the exclamation."""
+    assert "move on to next steps" not in blocks["pi"], blocks["pi"]
+    assert "Want to test more features" not in blocks["pi"]
+
