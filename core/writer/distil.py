@@ -24,7 +24,7 @@ from datetime import date, timedelta
 from .agreement import agree, is_adverb, split_punct
 from .asked import completed, fragment, subject_clause
 from .keywords import COMMON_WORDS, FILLER, content_words, is_content, keyphrases, phrases, stem, word_count
-from .people import compact, concrete, keeps_company
+from .people import compact, concrete, keeps_company, news_told
 from .moved import moved_away
 from .revalued import superseded
 from .standing import APOLOGY, is_identity, is_rule, without_anger
@@ -212,7 +212,8 @@ def distil(turns: list[Turn]) -> list[Note]:
     for turn in turns:
         kept: list[Note] = []
         before: tuple[str, Note | None] = ("", None)  # the turn's sentence before, and its note
-        for sentence in _sentences(turn.text, turn.work, quoted=turn.role == "assistant"):
+        said = _sentences(turn.text, turn.work, quoted=turn.role == "assistant")
+        for sentence in said if turn.work else news_told(said):
             note = _note(sentence, turn)
             if note is not None and turn.work:
                 note = _with_antecedent(note, named[0] if turn.index - named[1] <= 1 else _UNKNOWN)
@@ -1137,7 +1138,9 @@ _LEAD = re.compile(r"^[^\w]*?([\w'’]+)([\s,!.…~:;-]*)")
 _LEAD_PHRASE = re.compile(
     r"^(?:i see|i understand|got it|makes sense|no problem|of course|sounds good|good to see you|"
     r"nice to meet you|good to hear|by the way|to be honest|you know|i mean|i think so|i can see(?: that)?|"
-    r"i noticed?(?: that)?|i found(?: that)?|(?:good|nice|great) (?:catch|point|question|idea)|iiuc|afaict|imho|imo)"
+    r"i noticed?(?: that)?|i found(?: that)?(?! out)|(?:good|nice|great) (?:catch|point|question|idea)|iiuc|afaict|imho|imo|"
+    r"i hear (?:you|ya|that)|i get (?:it|you|that)|i feel you|you got that right|(?:you're|you are) (?:so )?right|"
+    r"(?:it|that|they|you) (?:really |sure |totally |definitely )?(?:is|are|can|do|does|did)(?=[,!]))"
     r"\b[\s,!.…:;-]*", re.I)
 
 
