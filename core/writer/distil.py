@@ -23,9 +23,11 @@ from datetime import date, timedelta
 
 from .agreement import agree, is_adverb, split_punct
 from .asked import completed, fragment, subject_clause
+from .fixed import as_fixed, fixing, how, problem, takes_correction
 from .keywords import COMMON_WORDS, FILLER, content_words, is_content, keyphrases, phrases, stem, word_count
-from .people import compact, concrete, keeps_company, news_told
+from .people import compact, concrete, keeps_company
 from .moved import moved_away
+from .repeated import said_once
 from .revalued import superseded
 from .standing import APOLOGY, is_identity, is_rule, without_anger
 from .steps import ADVICE, DIRECTING, PROCESS, first_word
@@ -163,7 +165,7 @@ class Block:
 
     @property
     def text(self) -> str:
-        text = " ".join(_one_label(list(dict.fromkeys(n.text for n in self.notes))))
+        text = " ".join(dict.fromkeys(n.text for n in self.notes))
         day = _day(self.time)
         if self.dated and day is not None and spoken_date(day) not in text and not OWN_DATE.search(self.notes[0].text):
             return f"On {spoken_date(day)}, {_lower_first(text)}"  # a note that says its own date is not dated twice
@@ -172,21 +174,6 @@ class Block:
     @property
     def core(self) -> bool:
         return all(n.core for n in self.notes)
-
-
-def _one_label(texts: list[str]) -> list[str]:
-    """Two parts of one list, side by side in a block, say their label once: a long list is cut
-    into sentences that each repeat it, so that one standing alone still says what its items are
-    ("Successfully restructured the project …: Moved `/charts` to `/web/charts` …; Updated all
-    import paths …. Successfully restructured the project …: Updated documentation …")."""
-    out: list[str] = []
-    for text in texts:
-        label, colon, items = text.partition(": ")
-        if out and colon and items and " " in label and out[-1].startswith(label + ": "):
-            out[-1] = f"{out[-1].rstrip('.')}; {items}"
-        else:
-            out.append(text)
-    return out
 
 
 _OPENERS = frozenset("""
@@ -212,8 +199,15 @@ def distil(turns: list[Turn]) -> list[Note]:
     for turn in turns:
         kept: list[Note] = []
         before: tuple[str, Note | None] = ("", None)  # the turn's sentence before, and its note
-        said = _sentences(turn.text, turn.work, quoted=turn.role == "assistant")
-        for sentence in said if turn.work else news_told(said):
+        found = 0  # the first of the turn's notes since it last fixed what it found
+        wrong: list[bool] = []  # which of the turn's notes say something is wrong
+        finds = turn.work and turn.role == "assistant" and not takes_correction(turn.text)
+        for sentence in _sentences(turn.text, turn.work, quoted=turn.role == "assistant"):
+            if finds and fixing(sentence):  # "… Let me fix this:": the problem said before it was
+                fix = how(sentence, before[0] if before[1] is None else "")
+                fix = _third_person(fix, turn)[0] if fix else ""
+                kept[found:] = [_said_fixed(n, fix) if w else n for n, w in zip(kept[found:], wrong[found:])]
+                found = len(kept)
             note = _note(sentence, turn)
             if note is not None and turn.work:
                 note = _with_antecedent(note, named[0] if turn.index - named[1] <= 1 else _UNKNOWN)
@@ -224,6 +218,7 @@ def distil(turns: list[Turn]) -> list[Note]:
                     note = _referred(before[0], note, turn)
             if note is not None:
                 kept.append(note)
+                wrong.append(problem(note.text) or before[1] is None and problem(before[0]))
             before = (sentence, note)
             files = set(_FILE_NAME.findall(sentence))
             # the file a sentence names, when it names one ("like `oauth-selector.ts` and `theme-selector.ts`": none)
@@ -301,9 +296,18 @@ def _one_template(kept: list[Note]) -> list[Note]:
     return out
 
 
+def _said_fixed(note: Note, fix: str) -> Note:
+    """A problem the turn goes on to fix, said as fixed, and how when it says so (fixed.py)."""
+    if note.core:
+        return note
+    text = as_fixed(note.text, fix)
+    return replace(note, text=text, words=content_words(text))
+
+
 def _revalued(notes: list[Note]) -> list[Note]:
     """In a working session, a value a later turn changed is not kept (revalued.py), nor a
-    place a later turn moved, renamed or replaced (moved.py)."""
+    place a later turn moved, renamed or replaced (moved.py), and a fact said again is kept
+    once (repeated.py)."""
     if not notes or not notes[0].turn.work:
         return notes
 
@@ -311,7 +315,8 @@ def _revalued(notes: list[Note]) -> list[Note]:
         return Note(text, n.turn, n.core, n.subject, content_words(text), n.prompted_by)
 
     # a sub-agent's report is planned after the main thread: a move is later by when it was said
-    return moved_away(superseded(notes, lambda n: n.turn.index, rewrite), lambda n: (n.turn.at, n.turn.index), rewrite)
+    kept = moved_away(superseded(notes, lambda n: n.turn.index, rewrite), lambda n: (n.turn.at, n.turn.index), rewrite)
+    return said_once(kept, rewrite)
 
 
 # a note whose subject is a pronoun for what the sentence before named ("They are large, branch-specific ...")
@@ -490,8 +495,7 @@ def group(notes: list[Note], names: set[str], *, thread: bool = False) -> list[B
     (the one most notes of the batch mention), else consecutive notes about the same
     person. In a conversation between people (`thread`), consecutive notes: its thread of
     subjects, in order, in blocks of at most a paragraph's size."""
-    # a speaker named by a description ("The user") is no subject either: every request of theirs says "user"
-    lowered = {w for n in names for w in (n.casefold(), *(n.casefold().split()[1:] if n.startswith("The ") else ()))}
+    lowered = {n.casefold() for n in names}
     df: Counter[str] = Counter()
     candidates: list[list[str]] = []
     for note in notes:
@@ -956,8 +960,6 @@ _AGENT_MENTION = re.compile(r'^@(?:"[^"\n]{1,80}\(agent\)"|agent-[\w-]+)\s+')
 _VAGUE_CHANGE = re.compile(r"^i(?:'ve| have)? (?:made|did|pushed|added|applied) (?:some|a few|a couple of|a bit of)\s+"
                            r"(?:(?:additional|more|small|minor|further|other|quick)\s+)?(?:updates?|changes?|edits?|tweaks?|"
                            r"fixes|modifications?)\b(?:\s+(?:to|in|on)\s+(?:the\s+)?\S+)?[.!]*$", re.I)
-# the user leaving a step to the agent: "You can review …", "Feel free to look …"
-_LEAVE = re.compile(r"^(?:you can|you could|you may|you might want to|feel free to)\s+(?:also\s+)?", re.I)
 # a short reply whose subject was the other's turn: "yes need to be fully clean", "should be dimmer"
 _SUBJECTLESS = re.compile(r"^(?:needs? to|has to|have to|should|must|shall|would|could|can)\b", re.I)
 
@@ -985,8 +987,6 @@ def _request(sentence: str) -> str | None:
         return None  # "Need to be fully clean.": of what, the question before said
     if verb in PROCESS or any(first_word(c) in PROCESS for c in re.split(r"[,;]\s*", sentence)[1:]):
         return None  # "I undid your changes, try again": what to do next in that session
-    if (leave := _LEAVE.match(sentence)) and first_word(sentence[leave.end():]) in PROCESS:
-        return None  # "You can review the existing commit messages using git log for examples": a step left to it
     if verb in DIRECTING and first is not None and first.start() == 0:
         return f"I asked to {sentence[:1].lower()}{sentence[1:]}"
     return sentence
@@ -1138,9 +1138,7 @@ _LEAD = re.compile(r"^[^\w]*?([\w'’]+)([\s,!.…~:;-]*)")
 _LEAD_PHRASE = re.compile(
     r"^(?:i see|i understand|got it|makes sense|no problem|of course|sounds good|good to see you|"
     r"nice to meet you|good to hear|by the way|to be honest|you know|i mean|i think so|i can see(?: that)?|"
-    r"i noticed?(?: that)?|i found(?: that)?(?! out)|(?:good|nice|great) (?:catch|point|question|idea)|iiuc|afaict|imho|imo|"
-    r"i hear (?:you|ya|that)|i get (?:it|you|that)|i feel you|you got that right|(?:you're|you are) (?:so )?right|"
-    r"(?:it|that|they|you) (?:really |sure |totally |definitely )?(?:is|are|can|do|does|did)(?=[,!]))"
+    r"i noticed?(?: that)?|i found(?: that)?|(?:good|nice|great) (?:catch|point|question|idea)|iiuc|afaict|imho|imo)"
     r"\b[\s,!.…:;-]*", re.I)
 
 

@@ -20,6 +20,8 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol, TypeVar
 
+from .statements import join, split
+
 _EXT = (r"(?:tsx?|jsx?|mjs|cjs|py|exs?|rb|go|rs|java|kt|swift|c|h|cpp|md|json|jsonl|toml|ya?ml|css|scss|html|sh|"
         r"sql|db|sqlite|lock|txt|env|ini|cfg|conf|log|png|svg)")
 _PLACE = rf"`[^`\n]{{1,80}}`|(?:\.{{0,2}}/)?[\w@.-]+(?:/[\w@.-]*)+|[\w@-]+(?:\.[\w-]+)*\.{_EXT}\b"
@@ -28,6 +30,11 @@ _MOVE = re.compile(rf"\b(?i:mov(?:e|ed|es|ing)|renam(?:e|ed|es|ing)|relocat(?:e|
 _MORE = re.compile(rf"^\s*(?:,\s*)?(?:(?i:and)\s+)?(?:(?i:move)\s+)?{_OLD_NEW}")  # "… and `/charts` to `/web/charts`"
 _INSTEAD = re.compile(r"(?P<new>`[^`\n]{1,40}`)[\w\s-]{0,30}?\s+(?i:instead of|rather than|in place of)\s+"
                       r"(?P<old>`[^`\n]{1,40}`)")
+# a project migrated or converted from one named technology to another ("migrated the entire project from CommonJS
+# to TypeScript with ESM"): the old name, written as a name (capitalised or code), is no longer what the project uses
+_NAME = r"`[^`\n]{1,40}`|[A-Z][\w+#-]*(?:\.[\w+#-]+)*"
+_MIGRATE = re.compile(rf"\b(?i:migrat(?:e|ed|es|ing)|convert(?:ed|s|ing)?)\s+(?:[\w-]+\s+){{0,4}}?(?i:from)\s+"
+                      rf"(?P<old>{_NAME})\s+(?i:to|into)\s+(?P<new>(?:{_NAME})(?:\s*(?:,|\+|/|(?i:with|and))\s*(?:{_NAME}))*)")
 _PLACE_SPAN = re.compile(rf"^`(?:\.[A-Za-z]\w{{0,5}}|[^`\s]*/[^`\s]*|[\w@.-]+\.{_EXT})`$")  # not `with` instead of `case`
 _CREATED = re.compile(rf"\b(?i:creat(?:e|ed|es|ing)|add(?:ed|s)?|wrote|writ(?:e|es|ten)|generat(?:e|ed|es))\s+"
                       rf"(?:(?i:a|an|the)\s+)?(?:(?i:new)\s+)?(?P<made>{_PLACE})")
@@ -66,9 +73,9 @@ def _is_dir(raw: str) -> bool:
 class _Change:
     """One old place a note changed: its key, the new places, and whether any mention counts."""
 
-    def __init__(self, old: str, new: set[str], anywhere: bool) -> None:
-        self.old, self.new, self.anywhere = _key(old), {_key(n) for n in new}, anywhere
-        plain = re.fullmatch(r"[\w]+", self.old) is not None
+    def __init__(self, old: str, new: set[str], anywhere: bool, named: bool = False) -> None:
+        self.old, self.new, self.anywhere, self.named = _key(old), {_key(n) for n in new}, anywhere, named
+        plain = re.fullmatch(r"[\w]+", self.old) is not None and not named
         esc = re.escape(self.old)
         # a plain word only written as a path; a distinctive name ("data-capture", ".js") as a whole token,
         # or as the folder of a longer path ("data-capture/index.ts")
@@ -82,7 +89,7 @@ class _Change:
         """The piece names the old place (as a path, or with where it is) and none of the new."""
         if not self.mention.search(piece) or any(_mentions(piece, n) for n in self.new):
             return False
-        return bool(self.anywhere and self.as_path.search(piece) or _WHERE.search(piece))
+        return self.named or bool(self.anywhere and self.as_path.search(piece) or _WHERE.search(piece))
 
 
 def _mentions(piece: str, key: str) -> bool:
@@ -98,6 +105,9 @@ def changes(text: str) -> list[_Change]:
         while more := _MORE.match(rest):
             out.append(_Change(more.group("old"), {more.group("new")}, True))
             rest = rest[more.end():]
+    for m in _MIGRATE.finditer(text):  # a technology: any mention of the old name counts, the new one not said
+        new = {n for n in re.split(r"\s*(?:,|\+|/|\b(?i:with|and)\b)\s*", m.group("new")) if n}
+        out.append(_Change(m.group("old"), new, True, named=True))
     for m in _INSTEAD.finditer(text):  # places only: `agents/plugins/` instead of `providers/`, `.ts` instead of `.js`
         if _key(m.group("old")) != _key(m.group("new")) and all(_PLACE_SPAN.match(m.group(g)) for g in ("old", "new")):
             out.append(_Change(m.group("old"), {m.group("new")}, True))
@@ -110,10 +120,6 @@ def made(text: str) -> set[str]:
 
 def absent(piece: str) -> set[str]:
     return {_key(m.group("name") or m.group("name2")) for m in _ABSENT.finditer(piece)}
-
-
-def _pieces(text: str) -> list[str]:
-    return [p for p in re.split(r";\s+", text.rstrip(".")) if p]
 
 
 def moved_away(notes: Sequence[N], turn_of: Callable[[N], T], rewrite: Callable[[N, str], N]) -> list[N]:
@@ -140,20 +146,18 @@ def moved_away(notes: Sequence[N], turn_of: Callable[[N], T], rewrite: Callable[
     out: list[N] = []
     for note in notes:
         turn = turn_of(note)
-        pieces = _pieces(note.text)
-        if len(pieces) == 1:
+        label, items = split(note.text)
+        if len(items) == 1 and not label:
             if not (len(note.text.split()) <= MAX_WORDS and stale(note.text, turn)):
                 out.append(note)
             continue
-        head, colon, first = pieces[0].rpartition(": ")
-        if colon and stale(head, turn):
+        if label and stale(label[:-2], turn):
             continue  # "From data-capture `package.json`: …": every item is of the old place
-        items = [first if colon else pieces[0], *pieces[1:]]
         left = [p for p in items if len(p.split()) > MAX_WORDS or not stale(p, turn)]
         if len(left) == len(items):
             out.append(note)
         elif left:
-            out.append(rewrite(note, (head + colon if colon else "") + "; ".join(left) + "."))
+            out.append(rewrite(note, join(label, left)))
     return out
 
 

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
 from .moved import changes as place_changes, made, stale_place
+from .statements import join, split
 
 # (one [A-Z_.] after the first letter, then anything: `(?:[A-Z_.][\w.-]*)+` said the same and
 # backtracked exponentially over a long name such as "ARCHITECTURE-REFACTORING.md", seconds a block)
@@ -77,10 +78,6 @@ def _assigned(text: str) -> tuple[tuple[str, str], ...]:
     return tuple(out)
 
 
-def _pieces(text: str) -> list[str]:
-    return [p for p in re.split(r";\s+", text.rstrip(".")) if p]
-
-
 def superseded(notes: Sequence[N], turn_of: Callable[[N], int], rewrite: Callable[[N, str], N]) -> list[N]:
     """The notes without the statements of a value a later turn's note changed. `turn_of`
     gives a note's turn index; `rewrite` makes a note with a new text (its pieces left)."""
@@ -105,18 +102,16 @@ def superseded(notes: Sequence[N], turn_of: Callable[[N], int], rewrite: Callabl
             out.append(note)
             continue
         turn = turn_of(note)
-        pieces = _pieces(note.text)
-        if len(pieces) == 1:
+        label, items = split(note.text)
+        if len(items) == 1 and not label:
             if not (len(note.text.split()) <= MAX_WORDS and stale(note.text, turn, files)):
                 out.append(note)
             continue
-        head, colon, first = pieces[0].rpartition(": ")
-        items = [first if colon else pieces[0], *pieces[1:]]
         left = [p for p in items if len(p.split()) > MAX_WORDS or not stale(p, turn, files)]
         if len(left) == len(items):
             out.append(note)
         elif left:
-            out.append(rewrite(note, (head + colon if colon else "") + "; ".join(left) + "."))
+            out.append(rewrite(note, join(label, left)))
     return out
 
 

@@ -15,6 +15,7 @@ from scriptorium.core.sessions.store import SessionStore
 from scriptorium.core.writer import finish, sleep
 from scriptorium.core.writer.distil import _sentences
 from scriptorium.core.writer.moved import changes, moved_away
+from scriptorium.core.writer.repeated import said_once
 
 from .conftest import tree
 
@@ -147,3 +148,79 @@ def test_moves_are_code_places_only_and_keep_what_names_the_new_place():
     # a thing found missing that a later note made
     assert _left(("No CLAUDE.md file exists in the project.", 0), ("Created CLAUDE.md with the commands.", 1)) == [
         "Created CLAUDE.md with the commands."]
+
+
+def test_a_fact_said_in_three_turns_is_kept_once(written):
+    """The sub-agent finds "`logger.ts` is already exporting an instance on line 48 (`export default
+    createLogger();`)." and its summary lists "**`logger.ts`**: Already exports an instance with `export
+    default createLogger();`" under "### Files that didn't need changes:": the list keeps its other item."""
+    text = "\n".join(b for bs in written.values() for b in bs)
+    assert "`logger.ts` is already exporting an instance on line 48 (`export default createLogger();`)." in text
+    assert "Already exports an instance with `export default createLogger();`" not in text
+    assert ("Files that didn't need changes: `executor.ts`, `scheduler.ts`, `rollup.ts`, `chartGenerator.ts`: "
+            "Receives logger as a constructor parameter, doesn't import it directly.") in text
+
+
+def test_a_problem_the_turn_went_on_to_fix_is_said_as_fixed(written):
+    """"I found the issue! In `index.ts` on line 26, it's calling `createLogger()` as a function. Let me
+    fix this:" — the code no longer does; "The issue is on line 42. `sqlite3.verbose()` is being called
+    incorrectly. Let me fix this:" the same."""
+    text = "\n".join(b for bs in written.values() for b in bs)
+    assert "In `index.ts` on line 26, it's calling `createLogger()` as a function (fixed)." in text
+    assert "it's calling `createLogger()` as a function." not in text
+    assert "`sqlite3.verbose()` is being called incorrectly (fixed)." in text
+
+
+def test_a_technology_the_session_migrated_from_is_not_kept_as_current(written):
+    """The /init sub-agent's report "**Backend**: Node.js (CommonJS modules)" (filed after the main
+    thread) before "Successfully migrated the entire project from CommonJS to TypeScript with ESM": the
+    report's other items and its label stay."""
+    text = "\n".join(b for bs in written.values() for b in bs)
+    assert "migrated the entire project from CommonJS to TypeScript with ESM" in text
+    assert "CommonJS modules" not in text
+    assert "Main Technologies: Database is SQLite3 for metrics storage; Chart Generation:" in text
+
+
+def test_a_migration_is_of_named_technologies_only():
+    """"migrate/convert … from X to Y" of names (capitalised or code); people moving house are no migration,
+    and a statement naming the new technology too is no stale one."""
+    change = changes("Successfully migrated the entire project from CommonJS to TypeScript with ESM: Updated …")
+    assert [(c.old, c.new) for c in change] == [("commonjs", {"typescript", "esm"})]
+    assert change[0].stale("Backend is Node.js (CommonJS modules)")
+    assert not change[0].stale("Converted CommonJS `require()` calls to ESM imports")
+    assert changes("Caroline moved from Sweden to the US four years ago.") == []
+    assert changes("We converted the spare room from an office to a nursery.") == []
+
+
+class _Said:
+    def __init__(self, text: str) -> None:
+        self.text, self.core, self.refers = text, False, False
+
+
+def _once(*texts: str) -> list[str]:
+    return [n.text for n in said_once([_Said(t) for t in texts], lambda n, text: _Said(text))]
+
+
+def test_what_another_note_says_in_full_goes_but_another_thing_stays():
+    """The session's own lines: a shorter note all of whose words a fuller one says goes (its later
+    copy when the two are the same); a code name or a file the other does not say makes it another
+    thing: `npm run capture` is not `npm start`, ChartGenerator.ts's imports are not Scheduler.ts's."""
+    fuller = "`logger.ts` is already exporting an instance on line 48 (`export default createLogger();`)."
+    listed = ("Files that didn't need changes: `logger.ts`: Already exports an instance with `export default "
+              "createLogger();`; `rollup.ts`: Receives logger as a constructor parameter, doesn't import it directly.")
+    assert _once(fuller, listed) == [fuller, "Files that didn't need changes: `rollup.ts`: Receives logger as a "
+                                             "constructor parameter, doesn't import it directly."]
+    assert _once("Use `/theme` and select \"custom\" to activate it.", "Use `/theme` to select \"custom\".") == [
+        "Use `/theme` and select \"custom\" to activate it."]
+    commands = ["`npm run capture` - Starts the data capture process (cd data-capture && npm start).",
+                "`npm start` - Runs the data capture process (node index.js)."]
+    assert _once(*commands) == commands
+    imports = ["Scheduler.ts (4 imports updated): `./database.js` → `./database.ts` (type import); "
+               "`./config.js` → `./config.ts` (type import).",
+               "ChartGenerator.ts (2 imports updated): `./database.js` → `./database.ts` (type import); "
+               "`./config.js` → `./config.ts` (type import)."]
+    assert _once(*imports) == imports
+    # the opposite said later stands; said earlier, it does not undo the later one
+    assert _once("The `Text` component doesn't implement `invalidate()` at all.",
+                 "Fixed `Text` component to implement `invalidate()` so theme changes work correctly.") == [
+        "Fixed `Text` component to implement `invalidate()` so theme changes work correctly."]

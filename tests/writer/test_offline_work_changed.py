@@ -39,7 +39,15 @@ def test_colours_the_session_changed_later_keep_only_their_new_values(pi_text):
     assert "`thinkingMedium` is `#81a2be` (brighter blue)" in pi_text
     # "The scale is: … `gray` is `#6c6c6c`", then "Changed `gray` … from `#6c6c6c` … to `#808080`"
     assert "`gray` is `#6c6c6c`" not in pi_text
-    assert "`gray`: `#808080` (muted - now brighter)" in pi_text
+    # said once: "`gray`: `#808080` (muted - now brighter)" repeats it
+    assert "to `#808080` (RGB 128,128,128)" in pi_text
+
+
+def test_a_later_statement_saying_the_opposite_stands(pi_text):
+    """pi: "The `Text` component doesn't implement `invalidate()`!", then "Fixed `Text` component to
+    implement `invalidate()` so theme changes work correctly": the later one stands."""
+    assert "Fixed `Text` component to implement `invalidate()` so theme changes work correctly" in pi_text
+    assert "The `Text` component doesn't implement `invalidate()`" not in pi_text
 
 
 def test_a_statement_with_one_value_still_current_stays(pi_text):

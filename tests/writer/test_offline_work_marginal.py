@@ -83,7 +83,9 @@ def test_git_status_and_test_counts_are_no_blocks(blocks):
     assert "Default port is 1100." in gqc
     fum = _text(blocks["fum"])
     assert not re.search(r"is now unblocked", fum), fum
-    assert "`load_session_messages` doesn't include `agent_id` in the map." in fum
+    # the finding, said once: "`load_session_messages` doesn't include `agent_id` in the map." repeated it
+    assert "`agent_id` field on messages goes through the DB but `load_session_messages` doesn't include it" in fum
+    assert "`load_session_messages` doesn't include `agent_id` in the map." not in fum
 
 
 def test_a_finding_without_what_was_found_is_no_block(blocks):
@@ -96,8 +98,11 @@ def test_a_finding_without_what_was_found_is_no_block(blocks):
     assert "`Editor.borderColor` expects a function `(str: string) => string`." in large  # a finding with its content
     pi = _text(blocks["pi"])
     assert "only config.ts uses" not in pi.casefold()
-    assert "The config.ts is now in `utils/` so the relative path to package.json is wrong." in pi
+    # "… is wrong. Let me fix it:": said as fixed
+    assert "The config.ts is now in `utils/` so the relative path to package.json is wrong (fixed)." in pi
     fum = _text(blocks["fum"])
     assert "refinement discovered during testing" not in fum
     assert "The issue is clear" not in fum
-    assert "The LiveView process can't access the SQL sandbox from the test process." in fum
+    # "… I need to use shared sandbox mode. Let me fix the test setup.": the problem, fixed, and how
+    assert "The LiveView process can't access the SQL sandbox from the test process (fixed: use shared sandbox mode)." \
+        in fum
