@@ -165,7 +165,7 @@ class Block:
 
     @property
     def text(self) -> str:
-        text = " ".join(dict.fromkeys(n.text for n in self.notes))
+        text = " ".join(_one_label(list(dict.fromkeys(n.text for n in self.notes))))
         day = _day(self.time)
         if self.dated and day is not None and spoken_date(day) not in text and not OWN_DATE.search(self.notes[0].text):
             return f"On {spoken_date(day)}, {_lower_first(text)}"  # a note that says its own date is not dated twice
@@ -174,6 +174,21 @@ class Block:
     @property
     def core(self) -> bool:
         return all(n.core for n in self.notes)
+
+
+def _one_label(texts: list[str]) -> list[str]:
+    """Two parts of one list, side by side in a block, say their label once: a long list is cut
+    into sentences that each repeat it, so that one standing alone still says what its items are
+    ("Successfully restructured the project …: Moved `/charts` to `/web/charts` …; Updated all
+    import paths …. Successfully restructured the project …: Updated documentation …")."""
+    out: list[str] = []
+    for text in texts:
+        label, colon, items = text.partition(": ")
+        if out and colon and items and " " in label and out[-1].startswith(label + ": "):
+            out[-1] = f"{out[-1].rstrip('.')}; {items}"
+        else:
+            out.append(text)
+    return out
 
 
 _OPENERS = frozenset("""

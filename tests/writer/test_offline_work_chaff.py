@@ -1,7 +1,8 @@
 """What a working session's search hit held besides its answer (issue 24: every word of a hit
 is read, and raw turns get as many): the agent's step announced after its reason, the machine
-waiting at that moment, an offer of the next steps kept with the user's reply to it. Real lines
-of the coding set's transcripts (bench/data/coding/, sources and licences in its SOURCES.md)."""
+waiting at that moment, an offer of the next steps kept with the user's reply to it, a list's
+label said again in the same block. Real lines of the coding set's transcripts
+(bench/data/coding/, sources and licences in its SOURCES.md)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ CODING = Path(__file__).resolve().parents[2] / "bench" / "data" / "coding"
 TODO_APP = CODING / "claude-code__d-kimuson_claude-code-viewer__fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl"
 CODEX_COMPACTION = CODING / "codex__codemie-ai_codemie-code__rollout-2026-05-11T11-26-55-019e1625-789d-76c0-80ab-3724b5ddb799.jsonl"
 PI_REFACTOR = CODING / "pi__badlogic_pi-mono__before-compaction.jsonl"
+GRAPH_MONITOR = CODING / "claude-code__kiliman_claude-transcript__test2.jsonl"
 
 
 @pytest.fixture(scope="module")
@@ -22,7 +24,7 @@ def blocks(tmp_path_factory) -> dict[str, str]:
     """Each transcript written alone: its blocks' text."""
     out = {}
     for name, kind, path in (("todo", "claude-code", TODO_APP), ("codex", "codex", CODEX_COMPACTION),
-                             ("pi", "pi", PI_REFACTOR)):
+                             ("pi", "pi", PI_REFACTOR), ("graph", "claude-code", GRAPH_MONITOR)):
         store, sid = _imported(tmp_path_factory.mktemp(name), kind, path)
         out[name] = "\n".join(b for bs in _written(store, sid).values() for b in bs)
     return out
@@ -53,3 +55,14 @@ def test_an_offer_of_the_next_steps_is_no_question_a_reply_needs(blocks):
     assert "move on to next steps" not in blocks["pi"], blocks["pi"]
     assert "Want to test more features" not in blocks["pi"]
 
+
+def test_a_lists_label_is_said_once_in_a_block(blocks):
+    """"Successfully restructured the project with a cleaner organization:" over nine items is cut
+    into sentences that each repeat it (one standing alone still says what its items are); two of
+    them in one block read "…: Moved `/charts` to `/web/charts` …; Updated scripts …. Successfully
+    restructured the project with a cleaner organization: Updated documentation …". One label, all
+    the items."""
+    label = "Successfully restructured the project with a cleaner organization:"
+    graph = [b for b in blocks["graph"].split("\n") if label in b]
+    assert graph and all(b.count(label) == 1 for b in graph), graph
+    assert any("Moved `/charts` to `/web/charts`" in b and "Updated documentation" in b for b in graph), graph
