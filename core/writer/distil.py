@@ -975,6 +975,8 @@ _AGENT_MENTION = re.compile(r'^@(?:"[^"\n]{1,80}\(agent\)"|agent-[\w-]+)\s+')
 _VAGUE_CHANGE = re.compile(r"^i(?:'ve| have)? (?:made|did|pushed|added|applied) (?:some|a few|a couple of|a bit of)\s+"
                            r"(?:(?:additional|more|small|minor|further|other|quick)\s+)?(?:updates?|changes?|edits?|tweaks?|"
                            r"fixes|modifications?)\b(?:\s+(?:to|in|on)\s+(?:the\s+)?\S+)?[.!]*$", re.I)
+# the user leaving a step to the agent: "You can review …", "Feel free to look …"
+_LEAVE = re.compile(r"^(?:you can|you could|you may|you might want to|feel free to)\s+(?:also\s+)?", re.I)
 # a short reply whose subject was the other's turn: "yes need to be fully clean", "should be dimmer"
 _SUBJECTLESS = re.compile(r"^(?:needs? to|has to|have to|should|must|shall|would|could|can)\b", re.I)
 
@@ -1002,6 +1004,8 @@ def _request(sentence: str) -> str | None:
         return None  # "Need to be fully clean.": of what, the question before said
     if verb in PROCESS or any(first_word(c) in PROCESS for c in re.split(r"[,;]\s*", sentence)[1:]):
         return None  # "I undid your changes, try again": what to do next in that session
+    if (leave := _LEAVE.match(sentence)) and first_word(sentence[leave.end():]) in PROCESS:
+        return None  # "You can review the existing commit messages using git log for examples": a step left to it
     if verb in DIRECTING and first is not None and first.start() == 0:
         return f"I asked to {sentence[:1].lower()}{sentence[1:]}"
     return sentence

@@ -66,3 +66,15 @@ def test_a_lists_label_is_said_once_in_a_block(blocks):
     graph = [b for b in blocks["graph"].split("\n") if label in b]
     assert graph and all(b.count(label) == 1 for b in graph), graph
     assert any("Moved `/charts` to `/web/charts`" in b and "Updated documentation" in b for b in graph), graph
+
+
+def test_a_step_the_user_leaves_to_the_agent_is_no_note(blocks):
+    """"You can review the existing commit messages using git log for examples" and pi's "you can
+    look up the detailed history of this session in <path>" tell the agent what it may do next in
+    that session, as "Review …" would. The user's turn keeps what it says of the project instead:
+    "We already have a repo, so you don't need to git init" (the `/init` sub-agent had written "The
+    project is not a Git repository")."""
+    assert "review the existing commit messages" not in blocks["graph"], blocks["graph"]
+    assert "We already have a repo, so Claude doesn't need to git init." in blocks["graph"]
+    assert "look up the detailed history of this session" not in blocks["pi"], blocks["pi"]
+
