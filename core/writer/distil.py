@@ -510,7 +510,8 @@ def group(notes: list[Note], names: set[str], *, thread: bool = False) -> list[B
     (the one most notes of the batch mention), else consecutive notes about the same
     person. In a conversation between people (`thread`), consecutive notes: its thread of
     subjects, in order, in blocks of at most a paragraph's size."""
-    lowered = {n.casefold() for n in names}
+    # a speaker named by a description ("The user") is no subject either: every request of theirs says "user"
+    lowered = {w for n in names for w in (n.casefold(), *(n.casefold().split()[1:] if n.startswith("The ") else ()))}
     df: Counter[str] = Counter()
     candidates: list[list[str]] = []
     for note in notes:

@@ -16,6 +16,7 @@ CODING = Path(__file__).resolve().parents[2] / "bench" / "data" / "coding"
 TODO_APP = CODING / "claude-code__d-kimuson_claude-code-viewer__fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl"
 CODEX_COMPACTION = CODING / "codex__codemie-ai_codemie-code__rollout-2026-05-11T11-26-55-019e1625-789d-76c0-80ab-3724b5ddb799.jsonl"
 PI_REFACTOR = CODING / "pi__badlogic_pi-mono__before-compaction.jsonl"
+PI_THEMES = CODING / "pi__badlogic_pi-mono__large-session.jsonl"
 GRAPH_MONITOR = CODING / "claude-code__kiliman_claude-transcript__test2.jsonl"
 
 
@@ -24,7 +25,8 @@ def blocks(tmp_path_factory) -> dict[str, str]:
     """Each transcript written alone: its blocks' text."""
     out = {}
     for name, kind, path in (("todo", "claude-code", TODO_APP), ("codex", "codex", CODEX_COMPACTION),
-                             ("pi", "pi", PI_REFACTOR), ("graph", "claude-code", GRAPH_MONITOR)):
+                             ("pi", "pi", PI_REFACTOR), ("graph", "claude-code", GRAPH_MONITOR),
+                             ("pi-themes", "pi", PI_THEMES)):
         store, sid = _imported(tmp_path_factory.mktemp(name), kind, path)
         out[name] = "\n".join(b for bs in _written(store, sid).values() for b in bs)
     return out
@@ -78,3 +80,12 @@ def test_a_step_the_user_leaves_to_the_agent_is_no_note(blocks):
     assert "We already have a repo, so Claude doesn't need to git init." in blocks["graph"]
     assert "look up the detailed history of this session" not in blocks["pi"], blocks["pi"]
 
+
+def test_the_users_requests_are_not_gathered_under_the_word_user(blocks):
+    """pi's theme session: "The user manually removed almost all chalk uses.", "The user could try:
+    In VS Code: Check Settings → …", "The user asked to put it in coding-agent/test …", "The user asked
+    to make muted a little brighter." were one block: the speaker's description says "user" in every
+    note of theirs, and the word most notes share was the block's subject."""
+    together = [b for b in blocks["pi-themes"].split("\n")
+                if "The user manually removed almost all chalk uses." in b]
+    assert together and not any("make muted a little brighter" in b for b in together), together
