@@ -22,8 +22,9 @@ ADVERBS = frozenset("""
 really still just also always never often usually actually totally definitely sometimes truly even only absolutely
 honestly already kinda sorta especially mostly rarely seldom generally normally typically certainly completely fully
 personally genuinely sincerely constantly regularly occasionally barely hardly literally seriously simply
-maybe perhaps quite
+maybe perhaps quite first once then now later soon
 """.split())
+_HEDGES = frozenset({"kind", "sort"})  # "I sort of made it up": "sort of" is stepped over like an adverb
 # what follows "I" and is no present verb to inflect: modals, past forms, and the forms a
 # present shares with its past ("I read", "I put"), which are left as said
 NOT_PRESENT = frozenset("""
@@ -49,8 +50,9 @@ def agree(words: list[str], i: int, *, subject: str) -> None:
         return
     group = _in_group(words, i)
     j = i + 2
-    while j + 2 < len(words) and is_adverb(words[j]):
-        j += 2
+    while j + 2 < len(words) and (is_adverb(words[j]) or words[j].casefold() in _HEDGES
+                                  and words[j + 2].casefold() == "of"):
+        j += 4 if words[j].casefold() in _HEDGES else 2
     if j >= len(words):
         return
     verb, trail = split_punct(words[j])
@@ -93,6 +95,8 @@ def inflect(verb: str, *, closed: bool = True) -> str | None:
     low = verb.casefold().replace("’", "'")
     if low in IRREGULAR:
         return IRREGULAR[low]
+    if low.endswith("n't"):  # "can't", "didn't", "won't": a modal's or a past's, the same after any subject
+        return None
     if closed and low not in PRESENT:
         return None
     if not closed and low not in PRESENT and (
