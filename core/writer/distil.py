@@ -25,7 +25,7 @@ from .agreement import agree, is_adverb, split_punct
 from .asked import completed, fragment, subject_clause
 from .fixed import as_fixed, fixing, how, problem, takes_correction
 from .keywords import COMMON_WORDS, FILLER, content_words, is_content, keyphrases, phrases, stem, word_count
-from .people import compact, concrete, keeps_company
+from .people import compact, concrete, keeps_company, news_told
 from .moved import moved_away
 from .repeated import said_once
 from .revalued import superseded
@@ -217,7 +217,8 @@ def distil(turns: list[Turn]) -> list[Note]:
         found = 0  # the first of the turn's notes since it last fixed what it found
         wrong: list[bool] = []  # which of the turn's notes say something is wrong
         finds = turn.work and turn.role == "assistant" and not takes_correction(turn.text)
-        for sentence in _sentences(turn.text, turn.work, quoted=turn.role == "assistant"):
+        said = _sentences(turn.text, turn.work, quoted=turn.role == "assistant")
+        for sentence in said if turn.work else news_told(said):
             if finds and fixing(sentence):  # "… Let me fix this:": the problem said before it was
                 fix = how(sentence, before[0] if before[1] is None else "")
                 fix = _third_person(fix, turn)[0] if fix else ""
@@ -1158,7 +1159,9 @@ _LEAD = re.compile(r"^[^\w]*?([\w'’]+)([\s,!.…~:;-]*)")
 _LEAD_PHRASE = re.compile(
     r"^(?:i see|i understand|got it|makes sense|no problem|of course|sounds good|good to see you|"
     r"nice to meet you|good to hear|by the way|to be honest|you know|i mean|i think so|i can see(?: that)?|"
-    r"i noticed?(?: that)?|i found(?: that)?|(?:good|nice|great) (?:catch|point|question|idea)|iiuc|afaict|imho|imo)"
+    r"i noticed?(?: that)?|i found(?: that)?(?! out)|(?:good|nice|great) (?:catch|point|question|idea)|iiuc|afaict|imho|imo|"
+    r"i hear (?:you|ya|that)|i get (?:it|you|that)|i feel you|you got that right|(?:you're|you are) (?:so )?right|"
+    r"(?:it|that|they|you) (?:really |sure |totally |definitely )?(?:is|are|can|do|does|did)(?=[,!]))"
     r"\b[\s,!.…:;-]*", re.I)
 
 

@@ -37,7 +37,7 @@ def word_count(text: str) -> int:
 FILLER = frozenset("""
 so oh and but btw also then now hey hi hello hiya howdy bye goodbye cheers thanks thank thx ty welcome please sorry ok okay okey k kk yes yeah yep
 yup nope nah sure alright right fine wow whoa oh ooh ah aha aww awww hmm hm um uh umm haha hahaha lol lmao omg yay
-woohoo hooray congrats congratulations great good nice cool awesome amazing wonderful fantastic excellent perfect
+woohoo hooray woah dang gosh geez jeez yikes congrats congratulations great good nice cool awesome amazing wonderful fantastic excellent perfect
 brilliant lovely terrific incredible super superb neat sweet glad happy really truly totally absolutely definitely
 certainly indeed quite pretty basically literally actually seriously honestly surely exactly anyway anyways well
 also still even ever much lot lots things thing stuff something anything everything kind kinda sorta gonna wanna

@@ -26,6 +26,7 @@ import re
 from typing import Any, Protocol, TypeVar
 
 from .keywords import COMMON_WORDS, content_words
+from .stopwords import STOPWORDS_EN_PLUS
 
 
 class _Thread(Protocol):
@@ -49,11 +50,12 @@ _WISH = re.compile(
     r"talk|appreciate|good luck|best of luck|go for it|you got this|you've got this|you can do it|can't wait|"
     r"looking forward|long time|see you|bye|take it|hugs|sending|here's to|cheers)\b", re.I)
 _ABOUT_US = re.compile(
-    r"\b(?:friendship|means? (?:a lot|so much|the world)|meant (?:a lot|so much)|grateful (?:for|to have)|"
+    r"\b(?:(?:appreciate|value|cherish) (?:your|our) friendship|friendship means?|means? (?:a lot|so much|the world|everything)|meant (?:a lot|so much)|grateful (?:for|to have)|"
     r"glad (?:to have|we|you)|thank(?:s| you) for|appreciate (?:you|it|that|your|our|the support)|"
     r"(?:proud|happy|stoked|thrilled|excited) (?:of|for) you|you(?:'re| are) (?:so |such |really |an? )*"
     r"(?:amazing|awesome|great|kind|strong|brave|talented|inspiring|sweet|lucky|right|welcome|the best)|"
-    r"here for you|always there for|support(?:s|ing)? (?:each other|you)|"
+    r"here for you|always there for|support(?:s|ing)? (?:each other|you|me)|(?:people|someone|friends?) like you|"
+    r"cheering (?:me|us) on|"
     r"(?:i|we) (?:totally |completely |100% )?agree)\b", re.I)
 _VERDICT = re.compile(
     r"^(?!.*\b(?:i|my|me|we|our|you|your)\b)[^,;:]{0,60}?\b(?:is|are|'s|can be|must be) (?:so |really |very |super |"
@@ -78,15 +80,19 @@ def keeps_company(sentence: str) -> bool:
         return True
     if _WISH.match(said) or _ABOUT_US.search(said) or _VERDICT.match(said) and not _NAMED.search(said):
         return True
+    if in_touch(said) or reassuring(said) or _HOPE.match(said) and _LISTENER.search(said):
+        return True  # whatever it names: "I'll send you pics of my turtles", "Hoping your screenplay gets noticed"
     if _NAMED.search(said):
         return False
-    if _of_the_listener(said) or _general(said) or _feelings(said) or _GUESS.match(said) or _mood(said):
+    if _of_the_listener(said) or _general(said) or _of_us(said) or _feelings(said) or _GUESS.match(said) or _mood(said):
         return True
-    if _ADVICE.match(said) or _TEASER.search(said) and not _concrete_beyond(said, _NEWS_WORDS):
+    if _MUST_HAVE.search(said) and not _I.search(said):
+        return True
+    if _ADVICE.match(said) or _teaser(said):
         return True
     if _PROMISE.match(said) and len(_concrete_beyond(said, frozenset()) - {_NAMED_MARK}) <= 2 and not _NAMED.search(said):
         return True
-    if reassuring(said) or _ALL_ABOUT.match(said):
+    if _ALL_ABOUT.match(said):
         return True
     return bool(_RESOLVE.search(said) or _WE_ALL.match(said) or _THANKS_FOR.match(said)) and not _TIME_WORD.search(said)
 
@@ -148,8 +154,11 @@ _PROMISE = re.compile(
     r"i (?:can|could) (?:share|send)|if you (?:ever )?(?:need|want)|if there's anything|i'm here (?:for|to)|"
     r"i will (?:definitely )?(?:keep you|let you)|i (?:really )?wish i (?:could|had|was|were))\b", re.I)
 # news announced, not told: "Crazy things happened to me!", "Something awesome happened", "Been quite a ride"
-_TEASER = re.compile(r"\b(?:happened|happening|going on|news|(?:quite|such|what) a (?:ride|week|day|time|journey))\b",
+_TEASER = re.compile(r"\b(?:happened|happening|going on|news|something|(?:quite|such|what) a (?:ride|week|day|time|journey))\b",
                      re.I)
+# when the news was, or since when: "last Friday", "since we last talked" (the news itself is still untold)
+_WHEN = re.compile(r"\b(?:(?:last|this|next|on|since)\s+)?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|"
+                   r"night|week|weekend|month|year)\b|\bsince (?:we|i) (?:last )?(?:talked|chatted|spoke|caught up)\b", re.I)
 _NEWS_WORDS = frozenset("""
 happened happen happening news share sharing going ride week weekend day days time journey crazy wild quite
 interesting exciting stuff something things thing lot much cool awesome big huge major massive tell
@@ -166,6 +175,31 @@ def _concrete_beyond(said: str, words_too: frozenset[str]) -> set[str]:
 _NAME_WORD = re.compile(r"(?<![.!?…]\s)(?<!^)(?<![\w'’])[A-Z][\w'’]*")  # a capital inside a sentence: a name
 _NAMED_MARK = "(named)"  # what _concrete_beyond counts for a name or a number
 _I_FORMS = frozenset({"I", "I'm", "I've", "I'll", "I'd", "I’m", "I’ve", "I’ll", "I’d"})
+
+
+# a promise of the conversation's next exchange, or to take up what the other said: "I'll definitely keep you
+# updated", "I'll be sure to send you pics of my turtles", "If I need anything, I'll be sure to reach out",
+# "I'll keep that in mind", "I'll check them out", "Lemme know when you got time", "shoot me a question anytime"
+_IN_TOUCH = re.compile(
+    r"^(?:(?:but|and|so|well|ok|okay|yeah|sure|also|then|maybe)\W+)*(?:if i (?:ever )?need [^,]{0,30},\s*)?"
+    r"(?:i'll|i will|i'm gonna|i'm going to|i am going to)\s+(?:(?:\w+ly|definitely|also|for sure|totally|be sure to|"
+    r"make sure to|try to)\s+)*(?:keep (?:you|that|this|it|those) (?:posted|updated|in the loop|informed|in mind)|"
+    r"let you know|send (?:you|it|them|some|one)|give you a (?:shout|call|ring|holler|heads[- ]up)|get back to you|"
+    r"reach out|(?:text|call|message|ping) you|check (?:it|them|that|those|this|these) out|think about it|"
+    r"look into it|get (?:it|them|that|the \w+) to you|add (?:it|that|this|them|those) to (?:my|the) (?:\w+ )?list)\b|"
+    r"^(?:(?:definitely|totally|def)\s+)?adding (?:it|that|this|them|those) to (?:my|the) (?:\w+ )?list\b|"
+    r"^i(?:'d| would) (?:really )?love to (?:see|hear|read|try) (?:it|that|them|those|more|one of (?:your|the|those)|"
+    r"some of (?:your|the|those)|your)\b|"
+    r"(?:^|,\s*)(?:(?:so|and|just) )*(?:let me|lemme) know\b|\b(?:anytime|whenever) you (?:need|want|like)\b|"
+    r"\bshoot me (?:a|an) (?:message|question|text|line|email)\b|\bhit me up\b|\bdon't hesitate to\b", re.I)
+_HOPE = re.compile(r"^(?:(?:i'm |i am )?hoping|i (?:really |truly )?hope|fingers crossed|(?:i'm )?crossing (?:my )?fingers)\b",
+                   re.I)
+
+
+def in_touch(said: str) -> bool:
+    """A promise to keep in touch or to take the other's word up, an offer to be asked: what it is
+    about, the other's turn said."""
+    return bool(_IN_TOUCH.search(said.replace("’", "'")))
 
 
 # a confident guess at how things will turn out, said to reassure ("I'm sure the rest will follow", "You can make
@@ -214,7 +248,10 @@ def _of_the_listener(said: str) -> bool:
     return not _SPEAKER.search(said) or bool(_REGARD.match(said)) and not _SPEAKER.search(_REGARD.sub("", said))
 
 
-_GUESS = re.compile(r"^(?:i can imagine|i bet|i'm sure|i am sure|i guess)\b", re.I)  # a guess at the other's life
+# a guess at the other's life: "I can imagine ...", "I get how that would've been so annoying!"
+_GUESS = re.compile(r"^(?:i can imagine|i bet|i'm sure|i am sure|i guess|i (?:get|understand|know|can see) how)\b", re.I)
+# ... or at how it was for them: "Meeting him and seeing him play must've been awesome."
+_MUST_HAVE = re.compile(r"\bmust(?:'ve| have)? been\b|\bmust be (?:so |such |really |a |an )*(?:\w+)", re.I)
 _ALL_OF_US = re.compile(r"\b(?:us|our|ours|ourselves)\b", re.I)  # "Pets have a way of touching our hearts"
 
 
@@ -232,15 +269,41 @@ def _general(said: str) -> bool:
     return not any(w[:1].isupper() for w in re.findall(r"[\w'’]+", said)[1:])
 
 
+_I = re.compile(r"\b(?:i|i'm|i've|i'll|i'd|me|my|mine|myself)\b", re.I)
+_OWN = re.compile(r"\b(?:i|i'm|i've|i'll|i'd|me|my|mine|myself|he|she|him|her|his|hers)\b", re.I)
+
+
+# a past, but not a participle a determiner or "us" makes a word of a thing ("our loved ones", "gets us fired up")
+_HAPPENED = re.compile(r"\b(?:was|were|had|did|went|got)\b|(?<!\bour )(?<!\bthe )(?<!\bus )(?<!\ban )(?<!\ba )\b\w{3,}ed\b",
+                       re.I)
+
+
+def _of_us(said: str) -> bool:
+    """What things do to us all, said in the present ("Moments like these remind us how important our
+    loved ones are.", "It gives us hope and reminds us we're not alone.", "Books can shift how we think and
+    help us learn new things."): its only people are an "us" that is everyone, and it tells of no one's day.
+    "Our team has seen ..." and "We organized a meal" are a group's; "It has helped our performances"
+    happened."""
+    if not _ALL_OF_US.search(said) or re.match(r"(?i)(?:we|our|us)\b", said):
+        return False
+    if _OWN.search(said) or _LISTENER.search(said) or _TIME_WORD.search(said) or _HAPPENED.search(said):
+        return False
+    return not any(w[:1].isupper() for w in re.findall(r"[\w'’]+", said)[1:])
+
+
 # "A lot's happened since we last chatted - ", "Since we last spoke, ", "since our last chat"
 _CATCHING_UP = re.compile(
     r"^(?:(?:a lot|lots|so much|much|a bunch|tons)(?:'s| has)? (?:happened|been going on|going on)|"
     r"(?:it's |it has )?been (?:a while|ages|forever|a (?:busy|crazy|hectic|wild) (?:few days|week|month|time))|"
     r"(?:i've|i have|we've|we have) had (?:a lot|lots|so much|tons)(?: of (?:things|stuff))? (?:going on|happening)"
-    r"(?: (?:to|with|for) (?:me|us))?)"
+    r"(?: (?:to|with|for) (?:me|us))?|(?:i |we )?haven't (?:talked|chatted|spoken)(?: to you)? in (?:a bit|a while|ages|"
+    r"forever|a few days|a couple of days|days|weeks)(?:,? but)?)"
     r"(?: since (?:we|i) (?:last )?(?:chatted|spoke|talked|caught up)| since our last (?:chat|talk|conversation))?"
     r"\s*(?:[-–—:,!.]+\s*|$)|\s*,?\s*\bsince (?:we|i) (?:last )?(?:chatted|spoke|talked|caught up)\b,?|"
     r"\s*,?\s*\bsince our last (?:chat|talk|conversation)\b,?", re.I)
+# "(but) wanted to let you know (that) ...": what follows is what was to be told
+_TELLING_YOU = re.compile(r"^(?:(?:but|and|just) )*(?:i )?(?:just )?wanted to (?:tell|let) (?:you|ya)(?: know)?(?: that)?\b"
+                          r"(?! about)\s*", re.I)
 _TAIL = re.compile(r"(\s+[-–—]+\s+|\s*;\s+|,\s+but\s+|"
                    r"(?:,\s+(?:and\s+)?|\s+and\s+)(?=(?:it|that|this|which)(?:'s|\s+(?:is|was|has been|felt|feels))))")
 _EVALUATION = re.compile(r"^(?:it|that|this|which)(?:'s|\s+(?:is|was|has been|felt|feels|looks|seems))\b", re.I)
@@ -250,13 +313,14 @@ _EVALUATION_WORDS = 8
 def compact(sentence: str) -> str:
     """The sentence without its catching-up and without an evaluation trailing after a
     dash or a semicolon ("it was rewarding", "can't wait!"); what tells stays."""
-    short = _CATCHING_UP.sub(" ", _DISCOURSE.sub("", sentence)).strip(" ,-–—")
+    short = _TELLING_YOU.sub("", _CATCHING_UP.sub(" ", _DISCOURSE.sub("", sentence)).strip(" ,-–—"))
     if len(content_words(short)) < 2:
         return "" if short != sentence.strip(" ,-–—") else sentence  # nothing but catching up
     parts = _TAIL.split(short)  # clause, separator, clause, ...
     while len(parts) > 2 and _LEAD_SEPARATOR.match(parts[1]) and _teaser(parts[0]) \
             and len(content_words(parts[2])) >= 2:  # "Been quite a ride - had an audition ...": the news is after
-        parts = parts[2:]
+        told = _TOLD_WHEN.search(parts[0])  # "On Friday, I got great news - I'm in ...": "On Friday, I'm in ..."
+        parts = [f"{told.group(0)}, {parts[2]}" if told else parts[2], *parts[3:]]
     if len(parts) > 1 or parts[0] != short:
         short = parts[0] + "".join(sep + clause for sep, clause in zip(parts[1::2], parts[2::2])
                                    if not _evaluation(clause))
@@ -273,9 +337,38 @@ _DISCOURSE = re.compile(r"^(?:on (?:a |an )?(?:different|another|other|side|rela
 _LEAD_SEPARATOR = re.compile(r"\s+[-–—]+\s+|\s*;\s+")
 
 
+_TOLD_WHEN = re.compile(r"\b(?:(?:last|this|on) (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)|"
+                        r"(?:last|this) (?:week|weekend|month|night)|yesterday|today|tonight|the other day|"
+                        r"(?:a|an|one|two|three|a few|a couple of|\d+) (?:days?|weeks?|months?) ago)\b", re.I)
+
+
+def news_told(sentences: list[str]) -> list[str]:
+    """A turn's sentences without the news it announces before telling it ("Something exciting happened
+    last Friday. I went to a game convention ..."): the time the announcement said goes to the sentence
+    that tells the news ("Last Friday, I went to a game convention ..."), which alone is the note."""
+    out: list[str] = []
+    when = ""
+    for sentence in sentences:
+        if when and len(concrete(content_words(sentence))) >= 2 and not keeps_company(sentence):  # not "Wow!"
+            first = sentence.split(" ", 1)[0]
+            lower = first.casefold() in STOPWORDS_EN_PLUS and first.casefold() not in _I_LOWER
+            sentence = f"{when[:1].upper()}{when[1:]}, {sentence[:1].lower() if lower else sentence[:1]}{sentence[1:]}"
+            when = ""
+        told = _TOLD_WHEN.search(sentence)
+        if told and not when and _teaser(sentence.rstrip(".!…")) and len(out) < len(sentences) - 1:
+            when = told.group(0)
+            continue
+        out.append(sentence)
+    return out
+
+
+_I_LOWER = frozenset(f.casefold() for f in ("I", "I'm", "I've", "I'll", "I'd"))
+
+
 def _teaser(clause: str) -> bool:
     """A clause that announces or judges rather than tells ("Been quite a ride", "Something
     cool happened"): no concrete word beyond the words of news and feelings."""
+    clause = _WHEN.sub(" ", clause)
     return bool(_TEASER.search(clause)) and not _concrete_beyond(clause, _NEWS_WORDS)
 
 

@@ -396,3 +396,83 @@ def test_people_talking_a_reassuring_guess_and_a_creed_are_no_notes_but_what_the
     assert "painted the garden shed blue" in text, text
     for company in ("follow", "studio work", "pay off", "no doubt", "all about"):
         assert company not in text, (company, text)
+
+
+def test_people_talking_promises_to_keep_in_touch_and_hopes_for_the_other_are_no_notes(tmp_path):
+    """A promise of the next exchange or to take the other's word up ("I'll definitely keep you
+    updated", "I'll be sure to send you pics of my turtles", "If I need anything, I'll be sure to
+    reach out", "Definitely adding it to my list"), an offer to be asked, a hope for the other's
+    things and a reassuring guess keep company whatever they name (LoCoMo 30, 41-43)."""
+    text = _people(tmp_path, [
+        ("user", "I'm organizing a gaming party two weekends later for my old teammates."),
+        ("assistant", "Cheers! Your support means a lot. I'll definitely keep you updated."),
+        ("user", "In the meantime though, I'll be sure to send you pics of my turtles so you can still watch them grow."),
+        ("assistant", "If I need anything, I'll be sure to reach out."),
+        ("user", "I love to help, so just shoot me a question anytime you need!"),
+        ("assistant", "Definitely adding it to my list."),
+        ("user", "Even if it happens to a few, I'm sure at least one will make it and be your 3rd published movie!"),
+        ("assistant", "Hoping your screenplay gets noticed and makes it to the screen."),
+        ("user", "My daughter started violin lessons with a teacher from Boston."),
+    ], (2023, 7, 3))
+    assert "gaming party two weekends later" in text and "violin lessons" in text, text
+    for company in ("updated", "pics", "reach out", "shoot", "list", "3rd", "noticed"):
+        assert company not in text, (company, text)
+
+
+def test_people_talking_what_things_do_to_us_all_is_no_note_but_a_group_of_us_is(tmp_path):
+    """ "Moments like these remind us how important our loved ones are", "It gives us hope and
+    reminds us we're not alone": its only people are an "us" that is everyone, said in the
+    present. "Our team has seen ..." is a group's; "It has helped our performances ..." happened;
+    "They signed it to show our friendship" tells why (friendship alone is no thanks)."""
+    text = _people(tmp_path, [
+        ("user", "Life's unpredictable, but moments like these remind us how important our loved ones are."),
+        ("assistant", "It gives us hope and reminds us we're not alone."),
+        ("user", "Books really can shift how we think and help us learn totally new things."),
+        ("assistant", "Our team has seen the most growth in communication and bonding."),
+        ("user", "Did they sign the ball for a special reason?"),
+        ("assistant", "They signed it to show our friendship and appreciation."),
+    ], (2023, 7, 3))
+    assert "our team has seen the most growth in communication and bonding." in text, text
+    assert "signed it to show our friendship" in text, text
+    for company in ("loved ones", "not alone", "shift how we think"):
+        assert company not in text, (company, text)
+
+
+def test_people_talking_news_announced_gives_its_time_to_the_news(tmp_path):
+    """ "Something exciting happened last Friday. I went to a game convention ..." is one note, the
+    news with the announcement's time (it was "Something exciting happened on 7 October 2022.",
+    the convention left out); "On Friday, I got great news - I'm finally in the study abroad
+    program" keeps its "On Friday" (LoCoMo 42, 43)."""
+    text = _people(tmp_path, [
+        ("user", "Hey Melanie, it's been a couple days since we last talked. Something exciting happened last "
+                 "Friday. I went to a game convention and met new people who weren't from my normal circle."),
+        ("assistant", "Hey Caroline, long time no talk. On Friday, I got great news - I'm finally in the study abroad "
+                      "program I applied for!"),
+    ], (2022, 10, 9))
+    assert "On 7 October 2022, Caroline went to a game convention" in text, text
+    assert "On Friday, Melanie is finally in the study abroad program" in text, text
+    assert "Something exciting" not in text and "great news" not in text, text
+
+
+def test_people_talking_lead_ins_and_guesses_at_the_others_day_go(tmp_path):
+    """What leads in to what is said ("I wanted to tell ya ...", "I hear that, ...", "It really is,
+    ...", "Haven't talked in a few days, wanted to let you know ...") goes; a guess at how it was
+    for the other ("... must've been awesome", "I get how that would've been so annoying!"), a
+    wish to see their photos and thanks for their support ("Knowing I've got people like you
+    cheering me on ...") are company. "I found out recently" keeps its "found out"."""
+    text = _people(tmp_path, [
+        ("user", "Melanie, I wanted to tell ya I joined a writers group."),
+        ("assistant", "I hear that, taking your mind off something like that is very challenging."),
+        ("user", "It really is, I'm not sure I'll ever understand why watching my turtles walk makes me so happy."),
+        ("assistant", "Haven't talked in a few days, wanted to let you know I joined a travel club!"),
+        ("user", "Meeting him and seeing him play must've been awesome."),
+        ("assistant", "I get how that would've been so annoying!"),
+        ("user", "I'd love to see one of the epic shots you got!"),
+        ("assistant", "Knowing I've got people like you cheering me on makes this journey way easier."),
+        ("user", "I found out recently I'm allergic to cockroaches as well."),
+    ], (2023, 7, 3))
+    assert "Caroline joined a writers group." in text and "Melanie joined a travel club!" in text, text
+    assert "Caroline is not sure Caroline will ever understand why watching" in text, text
+    assert "Caroline found out recently Caroline is allergic to cockroaches" in text, text
+    for company in ("wanted to", "challenging", "really is", "must've", "annoying", "epic shots", "cheering"):
+        assert company not in text, (company, text)
