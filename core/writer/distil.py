@@ -613,7 +613,7 @@ def names_a_component(phrase: str) -> bool:
 
 
 def _keyable(word: str, names: set[str]) -> bool:
-    return word not in _COMMON and word not in names and not word.isdigit() and not word.endswith("ly")
+    return word not in _COMMON and word not in names and not word.isdigit() and not is_adverb(word)
 
 
 # -- one sentence --------------------------------------------------------------------------

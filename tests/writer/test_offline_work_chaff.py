@@ -89,3 +89,12 @@ def test_the_users_requests_are_not_gathered_under_the_word_user(blocks):
     together = [b for b in blocks["pi-themes"].split("\n")
                 if "The user manually removed almost all chalk uses." in b]
     assert together and not any("make muted a little brighter" in b for b in together), together
+
+
+def test_notes_are_not_gathered_under_an_adverb(blocks):
+    """"We already have a repo, so you don't need to git init.", "The logger is already initialized in
+    logger.ts, …", "The logger paths are already correct - …", "The serve-charts.ts is already
+    correctly referencing the charts directory …" were one block: "already" was the word they shared.
+    An adverb says how or when, not what a note is about ("-ly" ones were already left out)."""
+    repo = [b for b in blocks["graph"].split("\n") if "We already have a repo" in b]
+    assert repo and not any("logger" in b or "serve-charts" in b for b in repo), repo
