@@ -403,10 +403,12 @@ def _with_antecedent(note: Note, file: str) -> Note | None:
 _THEORY = re.compile(
     r"^(?:so,?\s+|i see,?\s+|ah,?\s+)?(?:(?:the|this|that|my|one)\s+)?(?:[\w-]+\s+)?(?:issue|problem|error|cause|bug|"
     r"culprit|reason)\s*(?:is|was|might|may|seems|could|must|-|:|—)|\b(?:false positive|might be|may be|could be|"
+    r"might not|may not|"
     r"probably|likely|seems to|i suspect|my guess|i think|i believe|(?:\w+ )?(?:bets?|suspects?)(?= (?:\w+ ){1,3}(?:is|are|was|"
     r"were|has|had|does|did|uses?|using|gets?|getting)\b)|\w+'s (?:guess|hunch|bet)|i'd bet)\b", re.I)
 _FINDING = re.compile(r"\b(?:that's the (?:bug|issue|problem|cause|fix)|root cause|the real (?:issue|problem|cause|bug)|"
-                      r"turns out|actually|was wrong|wasn't the|not the (?:issue|problem|cause)|the fix (?:is|was))\b",
+                      r"turns out|actually|was wrong|wasn't the|not the (?:issue|problem|cause)|the fix (?:is|was)|"
+                      r"fail(?:s|ed)? because)\b",
                       re.I)
 # the user saying the agent's last theory or fix was wrong
 _REJECTED = re.compile(r"^\W*(?:no|nope|wrong)\b|\bthat(?:'s| is) not it\b|\bnot the (?:issue|problem|cause)\b|"

@@ -17,6 +17,7 @@ TODO_APP = CODING / "claude-code__d-kimuson_claude-code-viewer__fe5e1c67-53e7-48
 CODEX_COMPACTION = CODING / "codex__codemie-ai_codemie-code__rollout-2026-05-11T11-26-55-019e1625-789d-76c0-80ab-3724b5ddb799.jsonl"
 PI_REFACTOR = CODING / "pi__badlogic_pi-mono__before-compaction.jsonl"
 PI_THEMES = CODING / "pi__badlogic_pi-mono__large-session.jsonl"
+SPOTTER_FUM = CODING / "claude-code__marot_spotter__8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl"
 GRAPH_MONITOR = CODING / "claude-code__kiliman_claude-transcript__test2.jsonl"
 
 
@@ -26,7 +27,7 @@ def blocks(tmp_path_factory) -> dict[str, str]:
     out = {}
     for name, kind, path in (("todo", "claude-code", TODO_APP), ("codex", "codex", CODEX_COMPACTION),
                              ("pi", "pi", PI_REFACTOR), ("graph", "claude-code", GRAPH_MONITOR),
-                             ("pi-themes", "pi", PI_THEMES)):
+                             ("pi-themes", "pi", PI_THEMES), ("fum", "claude-code", SPOTTER_FUM)):
         store, sid = _imported(tmp_path_factory.mktemp(name), kind, path)
         out[name] = "\n".join(b for bs in _written(store, sid).values() for b in bs)
     return out
@@ -98,3 +99,13 @@ def test_notes_are_not_gathered_under_an_adverb(blocks):
     An adverb says how or when, not what a note is about ("-ly" ones were already left out)."""
     repo = [b for b in blocks["graph"].split("\n") if "We already have a repo" in b]
     assert repo and not any("logger" in b or "serve-charts" in b for b in repo), repo
+
+
+def test_a_guess_the_later_finding_answers_is_not_kept(blocks):
+    """"The subagent fixture test failed — the fixture may not contain agent_id or text pattern
+    references." and "… the parsed messages might not expose these as top-level fields." are guesses
+    ("may not", "might not", as "might be" was); "The subagent tests fail because the `agent_id` field
+    on messages goes through the DB but `load_session_messages` doesn't include it …" is what was found."""
+    assert "may not contain agent_id" not in blocks["fum"], blocks["fum"]
+    assert "might not expose these" not in blocks["fum"]
+    assert "The subagent tests fail because the `agent_id` field on messages goes through the DB" in blocks["fum"]
