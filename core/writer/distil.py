@@ -211,6 +211,7 @@ def distil(turns: list[Turn]) -> list[Note]:
     seen: dict[str, Note] = {}
     asked: Turn | None = None  # the last turn, when it asked and left no note
     named: tuple[str, int] = ("", -9)  # the file last named, and in which turn
+    last: Turn | None = None
     for turn in turns:
         kept: list[Note] = []
         before: tuple[str, Note | None] = ("", None)  # the turn's sentence before, and its note
@@ -241,6 +242,9 @@ def distil(turns: list[Turn]) -> list[Note]:
             named = (files.pop() if len(files) == 1 else _UNKNOWN, turn.index) if files else named
         if turn.work:
             kept = _one_template(kept)
+        elif last is not None and last.speaker != turn.speaker:
+            kept = [n for n in kept if not _echoes(n, last)]
+        last = turn
         # a working session's long answer is its notes; Chinese is written without spaces: its words are counted
         short = word_count(turn.text) <= (12 if turn.work else 8)
         if asked is not None and asked.speaker != turn.speaker and (short or not kept and not turn.work):
@@ -958,6 +962,20 @@ def _note(sentence: str, turn: Turn) -> Note | None:
     if not text.endswith((".", "!", "?", "…", "。", "！", "？")):
         text += "."
     return Note(text, turn, core, subject, content_words(text))
+
+
+def _echoes(note: Note, said: Turn) -> bool:
+    """Between people, a note that says again what the other just said, with at most one word of its
+    own ("Mixed emotions are rough!" after "Mixed emotions - excited but also a bit anxious", "We rock
+    as a team!"): what it is about is the other's note. After a question it is an answer ("Gina has
+    been only to Rome once."), and a name or a number of its own tells something."""
+    if re.search(r"[?？]\s*$", said.text.strip()):
+        return False
+    spoken = {n.casefold() for n in (note.turn.speaker, note.turn.other) if n}
+    heard = {stem(w) for w in content_words(said.text)}
+    own = {w for w in concrete(note.words) - spoken if stem(w) not in heard}
+    names = {w.casefold() for w in re.findall(r"(?<=\s)[A-Z][\w'’]*", note.text)}
+    return len(own) <= 1 and not any(_specific(w) or w in names for w in own)
 
 
 # a casual sentence that drops its "I": "Dyed my hair last week", "Just been helping some friends"

@@ -476,3 +476,21 @@ def test_people_talking_lead_ins_and_guesses_at_the_others_day_go(tmp_path):
     assert "Caroline found out recently Caroline is allergic to cockroaches" in text, text
     for company in ("wanted to", "challenging", "really is", "must've", "annoying", "epic shots", "cheering"):
         assert company not in text, (company, text)
+
+
+def test_people_talking_a_reply_that_echoes_the_other_is_no_note(tmp_path):
+    """A reply that says again what the other just said with at most one word of its own ("Mixed
+    emotions are rough!" after "Mixed emotions - excited but also a bit anxious") keeps company.
+    After a question a reply is an answer, kept ("I've been only to Rome once."); a name of its own
+    tells something ("like the one Gina teaches") (LoCoMo 30, 41, 42)."""
+    text = _people(tmp_path, [
+        ("user", "Mixed emotions - excited but also a bit anxious about the audition."),
+        ("assistant", "Yeah, I get it. Mixed emotions are rough!"),
+        ("user", "Have you been to Italy?"),
+        ("assistant", "I've been only to Rome once."),
+        ("user", "I signed up for a pottery class at the community center on Elm Street."),
+        ("assistant", "A pottery class at the community center, like the one Gina teaches!"),
+    ], (2023, 7, 3))
+    assert "audition" in text and "Melanie has been only to Rome once." in text, text
+    assert "pottery class at the community center on Elm Street" in text and "Gina" in text, text
+    assert "rough" not in text, text
