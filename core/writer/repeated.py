@@ -45,14 +45,16 @@ def said_once(notes: Sequence[N], rewrite: Callable[[N, str], N]) -> list[N]:
     units: list[tuple[int, int, frozenset[str], bool]] = []  # (note, item, stems, negated)
     labels: list[tuple[str, list[str]]] = []
     texts: list[str] = []
+    says: list[frozenset[str]] = []  # an item with its list's label ("Files that didn't need changes: …")
     for i, note in enumerate(notes):
         label, items = split(note.text)
         labels.append((label, items))
         for k, item in enumerate(items):
             units.append((i, k, frozenset(stems(item)), bool(_NEGATED.search(item))))
+            says.append(units[-1][2] | stems(label))
             texts.append(f"{label} {item}".casefold())  # "ChartGenerator.ts (2 imports updated): `./a.js` …"
     holding: dict[str, list[int]] = {}  # stem -> the units that say it
-    for u, (_, _, said, _) in enumerate(units):
+    for u, said in enumerate(says):
         for s in said:
             holding.setdefault(s, []).append(u)
 
@@ -66,12 +68,14 @@ def said_once(notes: Sequence[N], rewrite: Callable[[N, str], N]) -> list[N]:
             continue
         rarest = min(said, key=lambda s: len(holding[s]))
         names = {a or b for a, b in _CODE.findall(texts[me])}
+        alone = len(labels[i][1]) == 1 and not labels[i][0]  # no list's item, whose place in its list is a fact
         for u in holding[rarest]:
             j, l, other, denied = units[u]
             if j == i or (j, l) in gone or not all(_names(n, texts[u]) for n in names):
                 continue  # a name in code the other does not say (`npm run capture`, `npm start`): another thing
-            if negated == denied and said <= other and (said < other or j < i):
-                gone.add((i, k))  # said again, or said in full elsewhere
+            if negated == denied and (said < other or said == other and j < i
+                                      or alone and said <= says[u] and len(said) < len(other)):
+                gone.add((i, k))  # said in full by one that says more (with its list's label), or earlier
                 break
             if negated != denied and j > i and (said <= other or other <= said) and len(other) >= MIN_STEMS:
                 gone.add((i, k))  # a later statement says the opposite

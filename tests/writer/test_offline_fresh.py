@@ -159,6 +159,9 @@ def test_a_fact_said_in_three_turns_is_kept_once(written):
     assert "Already exports an instance with `export default createLogger();`" not in text
     assert ("Files that didn't need changes: `executor.ts`, `scheduler.ts`, `rollup.ts`, `chartGenerator.ts`: "
             "Receives logger as a constructor parameter, doesn't import it directly.") in text
+    # its turns before, one file a turn: the list with its label says it ("didn't need changes")
+    assert "`scheduler.ts` also receives the logger in its constructor, so no changes needed." not in text
+    assert "`rollup.ts` also receives the logger in its constructor" not in text
 
 
 def test_a_problem_the_turn_went_on_to_fix_is_said_as_fixed(written):
@@ -220,6 +223,11 @@ def test_what_another_note_says_in_full_goes_but_another_thing_stays():
                "ChartGenerator.ts (2 imports updated): `./database.js` → `./database.ts` (type import); "
                "`./config.js` → `./config.ts` (type import)."]
     assert _once(*imports) == imports
+    # a note alone is said by a list's item with its label; an item's place in its list is a fact of its own
+    assert _once("`rollup.ts` also receives the logger in its constructor, so no changes needed.", listed) == [listed]
+    phase = ("Phase 1 (MVP): Implement Hybrid (C + Heuristics): Global registry for claim coordination; Time-window "
+             "heuristics as fallback.")
+    assert _once(phase, "Global Claim Registry: Scope: Cross-process coordination; Lifecycle: per session.")[0] == phase
     # the opposite said later stands; said earlier, it does not undo the later one
     assert _once("The `Text` component doesn't implement `invalidate()` at all.",
                  "Fixed `Text` component to implement `invalidate()` so theme changes work correctly.") == [
