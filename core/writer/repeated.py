@@ -15,6 +15,15 @@ makes another thing: `npm run capture` is not `npm start`, "ChartGenerator.ts (2
 updated): …" not "Scheduler.ts (4 imports updated): …". Short statements (fewer than
 MIN_STEMS content words) say too little to be sure, and a note tied to its neighbour by a
 pronoun stays with it.
+
+A note is also said again when another note, at most `WIDER` times its size, says nearly all
+of it (`SHARE` of its stems) and every name in code, number and quoted value it gives: the
+turn's "Down from 1508 to 1362 lines (~146 lines saved)." beside the summary's "Result: 1508 →
+1362 lines (~10% reduction, 146 lines saved).", "`scheduler.ts` also receives the logger in its
+constructor, so no changes needed." beside "Files that didn't need changes: `executor.ts`,
+`scheduler.ts`, …: Receives logger as a constructor parameter, …". A quoted value the other
+lacks makes another thing ('select "custom-light"' is not 'select "custom-dark"'), and so does
+one of the two denying ("… but the theme itself doesn't change").
 """
 
 from __future__ import annotations
@@ -27,6 +36,10 @@ from .keywords import stems
 from .statements import join, split
 
 MIN_STEMS = 4  # content stems a statement needs to count as said again
+SHARE = 0.85  # of a note's stems another note says, for it to be said again nearly whole
+WIDER = 3.0  # ... when that note has at most this many times its stems (not a list that mentions it among many)
+# what a note gives that the note saying it again gives too: names in code, quoted values, numbers
+_GIVES = re.compile(r"`[^`\n]+`|\"[^\"\n]+\"|“[^”\n]+”|(?<![\w.])\d[\w.,:%]*\w|(?<![\w.])\d")
 _CODE = re.compile(r"`([^`\n]+)`|(?<![\w./-])([\w-]+\.(?:tsx?|jsx?|py|ex|exs|rs|go|rb|md|json|toml|ya?ml|css|sh))\b")
 _NEGATED = re.compile(r"\b(?:not|no|never|none|nothing|without|neither|nor|cannot)\b|n['’]t\b", re.I)
 
@@ -80,8 +93,6 @@ def said_once(notes: Sequence[N], rewrite: Callable[[N, str], N]) -> list[N]:
             if negated != denied and j > i and (said <= other or other <= said) and len(other) >= MIN_STEMS:
                 gone.add((i, k))  # a later statement says the opposite
                 break
-    if not gone:
-        return list(notes)
     out: list[N] = []
     for i, note in enumerate(notes):
         label, items = labels[i]
@@ -90,7 +101,29 @@ def said_once(notes: Sequence[N], rewrite: Callable[[N, str], N]) -> list[N]:
             out.append(note)
         elif left:
             out.append(rewrite(note, join(label, left)))
+    return _nearly_said(out)
+
+
+def _nearly_said(notes: list[N]) -> list[N]:
+    """The notes without those another note, not much longer, says nearly whole (SHARE, WIDER)."""
+    said = [frozenset(stems(n.text)) for n in notes]
+    denies = [bool(_NEGATED.search(n.text)) for n in notes]
+    out: list[N] = []
+    for i, note in enumerate(notes):
+        mine = said[i]
+        pinned = note.core or note.refers or i + 1 < len(notes) and notes[i + 1].refers
+        gives = set(_GIVES.findall(note.text)) if not pinned and len(mine) >= MIN_STEMS else set()
+        if (pinned or len(mine) < MIN_STEMS or not any(
+                j != i and denies[j] == denies[i] and len(mine) < len(other) <= WIDER * len(mine)
+                and len(mine & other) >= SHARE * len(mine) and all(_gives(g, notes[j].text) for g in gives)
+                for j, other in enumerate(said))):
+            out.append(note)
     return out
+
+
+def _gives(given: str, text: str) -> bool:
+    """The other note gives this name, number or quoted value, as a whole token."""
+    return re.search(rf"(?<![\w.]){re.escape(given)}(?!\w)", text) is not None
 
 
 def _names(name: str, text: str) -> bool:
