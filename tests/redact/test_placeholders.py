@@ -26,7 +26,8 @@ def test_a_topic_written_from_a_session_holding_passwords_keeps_each_placeholder
         "For the staging database I set password=Hunter2xyz9 and the admin password=Zq8pLm3nRt; "
         "the db host is db.staging.internal.")
     run(state, capsys, "session", "append", sid, "--role", "assistant", "--text",
-        "Noted: the staging db password=Hunter2xyz9 on db.staging.internal.")
+        "Noted. The read replica db-replica.staging.internal takes the same password=Hunter2xyz9, "
+        "and its backups run nightly at 02:00.")
     out = run(state, capsys, "finish", sid)
     assert "3 secret(s) redacted (password 3)" in out  # three occurrences, of two secrets
     topics = "".join(p.read_text() for p in (state / "memory" / "topics").rglob("*.md"))
