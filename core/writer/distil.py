@@ -631,11 +631,11 @@ def _sentences(text: str, work: bool = False, quoted: bool = False) -> list[str]
     are what someone else said, and no note of theirs."""
     from sentencex import segment
 
+    if work and quoted:  # a fence inside the quote ("> ```elixir") is code all the same
+        text = "\n".join(_QUOTE.sub("", line) for line in text.splitlines())
     text = _FENCE.sub(" ", text)
     out: list[str] = []
     lines = text.splitlines()
-    if work and quoted:
-        lines = [_QUOTE.sub("", line) for line in lines]
     lines = _unwrapped(lines)
     if work:  # a checklist is the agent's plan, its todo list: no note ("- [ ] Build project: `npm run build`")
         lines = [line for line in lines if not _CHECKBOX.match(line)]
@@ -933,6 +933,8 @@ def _note(sentence: str, turn: Turn) -> Note | None:
         return None  # "`minimal` → `borderMuted`.": a mapping without what it maps
     if turn.work and (sentence.count("`") % 2 or sentence.count("(") != sentence.count(")")):
         return None  # a piece of a line cut inside code or a parenthesis: no whole sentence
+    if _CUT_OFF.search(sentence):
+        return None  # "Gray levels: `#303030` (darkGray),": the turn stopped mid-list (interrupted), no whole sentence
     core = turn.role == "user" and (
         is_identity(sentence)
         or ruled)
@@ -976,6 +978,10 @@ def _echoes(note: Note, said: Turn) -> bool:
     own = {w for w in concrete(note.words) - spoken if stem(w) not in heard}
     names = {w.casefold() for w in re.findall(r"(?<=\s)[A-Z][\w'’]*", note.text)}
     return len(own) <= 1 and not any(_specific(w) or w in names for w in own)
+
+
+# a sentence that stops on a comma, a semicolon or a dash: cut off where the turn (or its line) stopped
+_CUT_OFF = re.compile(r"(?:,|;|\s[-–—])\s*$")
 
 
 # a casual sentence that drops its "I": "Dyed my hair last week", "Just been helping some friends"
