@@ -23,7 +23,7 @@ from datetime import date, timedelta
 
 from .agreement import agree, is_adverb, split_punct
 from .asked import completed, fragment, subject_clause
-from .fixed import as_fixed, fixing, how, problem, takes_correction
+from .fixed import about, as_fixed, fixing, hedged, how, names_issue, problem, same_problem, takes_correction, target
 from .keywords import COMMON_WORDS, FILLER, content_words, is_content, keyphrases, phrases, stem, word_count
 from .people import compact, concrete, keeps_company, news_told
 from .moved import moved_away
@@ -212,18 +212,31 @@ def distil(turns: list[Turn]) -> list[Note]:
     asked: Turn | None = None  # the last turn, when it asked and left no note
     named: tuple[str, int] = ("", -9)  # the file last named, and in which turn
     last: Turn | None = None
+    unfixed: list[Note] = []  # the problems the agent's turn before this one said and did not fix
     for turn in turns:
         kept: list[Note] = []
         before: tuple[str, Note | None] = ("", None)  # the turn's sentence before, and its note
         found = 0  # the first of the turn's notes since it last fixed what it found
         wrong: list[bool] = []  # which of the turn's notes say something is wrong
+        named_issue: list[bool] = []  # which say it is the problem ("That's the bug - …", after "I found the issue!")
         finds = turn.work and turn.role == "assistant" and not takes_correction(turn.text)
         said = _sentences(turn.text, turn.work, quoted=turn.role == "assistant")
+        if not (finds and last is not None and last.work and last.role == "assistant" and last.index == turn.index - 1):
+            unfixed = []
         for sentence in said if turn.work else news_told(said):
             if finds and fixing(sentence):  # "… Let me fix this:": the problem said before it was
                 fix = how(sentence, before[0] if before[1] is None else "")
                 fix = _third_person(fix, turn)[0] if fix else ""
-                kept[found:] = [_said_fixed(n, fix) if w else n for n, w in zip(kept[found:], wrong[found:])]
+                what = target(sentence)  # "Let me fix the test …": a note about something else is how things are
+                fixes = [w and (not what or said_so or about(n.text, what))
+                         for n, w, said_so in zip(kept[found:], wrong[found:], named_issue[found:])]
+                kept[found:] = [_said_fixed(n, fix) if f else n for n, f in zip(kept[found:], fixes)]
+                now = [n.text for n, f in zip(kept[found:], fixes) if f]
+                for earlier in [p for p in unfixed if any(same_problem(p.text, t) for t in now)
+                                and (not what or about(p.text, what))]:
+                    # said in the turn before and again in this one ("The color should be a function! Let me fix it:")
+                    notes = [_said_fixed(n, fix) if n is earlier else n for n in notes]
+                    unfixed.remove(earlier)
                 found = len(kept)
             note = _note(sentence, turn)
             if note is not None and turn.work:
@@ -236,10 +249,12 @@ def distil(turns: list[Turn]) -> list[Note]:
             if note is not None:
                 kept.append(note)
                 wrong.append(problem(note.text) or before[1] is None and problem(before[0]))
+                named_issue.append(names_issue(sentence) or before[1] is None and names_issue(before[0]))
             before = (sentence, note)
             files = set(_FILE_NAME.findall(sentence))
             # the file a sentence names, when it names one ("like `oauth-selector.ts` and `theme-selector.ts`": none)
             named = (files.pop() if len(files) == 1 else _UNKNOWN, turn.index) if files else named
+        kept_said = list(kept)  # as the sentences gave them (`wrong` is of these)
         if turn.work:
             kept = _one_template(kept)
         elif last is not None and last.speaker != turn.speaker:
@@ -261,12 +276,17 @@ def distil(turns: list[Turn]) -> list[Note]:
         chosen = [i == best or n.core or _specific_undated(n) or _full_chinese(n) for i, n in enumerate(kept)]
         for i in range(len(kept) - 1, 0, -1):  # a note kept for what it says keeps the one its pronoun stands for
             chosen[i - 1] = chosen[i - 1] or chosen[i] and kept[i].refers
+        # what this turn says is wrong and did not fix: the next turn of the agent's may fix it
+        problems = {id(n) for n, w in zip(kept_said[found:], wrong[found:]) if w and not hedged(n.text)} if finds else set()
+        unfixed = []
         for note in (n for i, n in enumerate(kept) if chosen[i]):
             norm = " ".join(note.words)
             if norm in seen:  # said again (a later turn repeats it): one note
                 continue
             seen[norm] = note
             notes.append(note)
+            if id(note) in problems:
+                unfixed.append(note)
         if turn.work and turn.role == "user" and _REJECTED.search(turn.text[:200]):
             notes = _rejected(notes, turn)
     return _revalued(_superseded(notes))

@@ -53,3 +53,50 @@ def test_a_sentence_cut_where_the_turn_stopped_is_no_note(pi_text, tmp_path):
     # written "Credo, "~> 1.7", only: (:dev, :test), runtime: false}."; the quote's prose stays
     assert "runtime: false" not in text
     assert "Runs in order: credo → dialyzer → deps.audit." in text
+
+
+SPOTTER = {name: CODING / f"claude-code__marot_spotter__{name}.jsonl"
+           for name in ("8463c716-a2ea-4c14-9efa-87158ebd9f20", "ae4a77f8-aedd-4bc1-888f-c94edc91af04",
+                        "fa812bfe-b295-4cca-9c2f-fdf01028cb46")}
+
+
+@pytest.fixture(scope="module")
+def spotter_text(tmp_path_factory) -> str:
+    return "\n".join(_all_written(tmp_path_factory.mktemp(f"spotter{i}"), "claude-code", path)
+                     for i, path in enumerate(SPOTTER.values()))
+
+
+def test_what_the_fixing_step_did_not_fix_is_not_said_as_fixed(spotter_text):
+    """"The subagent fixture doesn't actually contain any `agent-xxx` patterns or `agent_id` fields.
+    … Let me fix the test to reflect reality.": the test was fixed, the fixture stays as it is.
+    "So `current_span_ctx()` returns a span context directly (not wrapped in `{:ok, ...}`). That's
+    the bug - my code was treating it as returning `{:ok, span_ctx}` … Let me fix
+    `get_current_trace_id()`.": the library's fact is how it is, the bug is what was fixed."""
+    assert "The subagent fixture doesn't contain any `agent-xxx` patterns or `agent_id` fields." in spotter_text
+    assert "reflect reality" not in spotter_text
+    assert "`current_span_ctx()` returns a span context directly (not wrapped in `{:ok, ...}`)." in spotter_text
+    assert "when it returns the span context struct directly (fixed)." in spotter_text
+    # "Let me fix the test helper to include UUIDs.": the failing test and the issue named were fixed, the
+    # code's behaviour the turn found on the way ("The existing `create_messages!` skips …") was not
+    assert "The existing `create_messages!` skips if count > 0, but `upsert_messages!` always inserts." in spotter_text
+    assert "(nil in the test JSONL) (fixed to include UUIDs)." in spotter_text
+    assert "generates new ones each time (fixed to include UUIDs)." in spotter_text
+    # "The issue is clear — the LiveView process can't access … Let me fix the test setup.": about the test
+    assert "from the test process (fixed: use shared sandbox mode)." in spotter_text
+
+
+def test_a_problem_the_next_turn_says_again_and_fixes_is_said_as_fixed(pi_text, tmp_path):
+    """pi: "The issue is `color: "gray"` - should be a function. Let me check the DefaultTextStyle
+    interface:", and its next turn "The color should be a function! Let me fix it:". The first
+    was kept as the code's state."""
+    assert 'The issue is `color: "gray"` - should be a function (fixed).' in pi_text
+    # the next turn names `TruncatedText` again ("But `TruncatedText` doesn't do this. Let me fix it:")
+    assert "the result could exceed width (fixed)." in pi_text
+    # "The signature changed - it now takes `bgFn` … instead of an RGB object." then, next turn, "Let me fix
+    # the test by passing a background function": the signature is how it is
+    assert "instead of an RGB object (fixed" not in pi_text
+    # a guess the next turn's finding answered is no problem fixed (graph-monitor: "The issue might be with the
+    # sqlite3 library not being compatible with ESM.", then "The issue is on line 42. … Let me fix this:")
+    text = _all_written(tmp_path, "claude-code", CODING / "claude-code__kiliman_claude-transcript__test2.jsonl")
+    assert "`sqlite3.verbose()` is being called incorrectly (fixed)." in text
+    assert "not being compatible with ESM (fixed" not in text
