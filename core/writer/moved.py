@@ -12,6 +12,13 @@ a path with a slash, a file name with its extension — never a plain word, so p
 ("we moved to Lisbon instead of Porto") is untouched. A plain word's old place counts only
 written as a path (`/charts`, `` `charts` ``); a moved file (`metrics.db`, no folder) only where
 the earlier note says where it was ("in the root", "in `src/`").
+
+A thing the project is said not to be or to lack, in plain words, goes the same way when
+someone says the project has it: the /init sub-agent's "The project is not a Git repository"
+beside the user's "We already have a repo, so you don't need to git init." Only a statement
+whose subject is the project itself ("the project", "this codebase", "the app") finds a thing
+missing, by its head noun with a shortened word said whole ("repo" is "repository"), so
+people's "I have a dog" finds and makes nothing missing.
 """
 
 from __future__ import annotations
@@ -20,7 +27,9 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol, TypeVar
 
+from .agreement import is_adverb
 from .statements import join, split
+from .stopwords import STOPWORDS_EN_PLUS
 
 _EXT = (r"(?:tsx?|jsx?|mjs|cjs|py|exs?|rb|go|rs|java|kt|swift|c|h|cpp|md|json|jsonl|toml|ya?ml|css|scss|html|sh|"
         r"sql|db|sqlite|lock|txt|env|ini|cfg|conf|log|png|svg)")
@@ -40,6 +49,19 @@ _CREATED = re.compile(rf"\b(?i:creat(?:e|ed|es|ing)|add(?:ed|s)?|wrote|writ(?:e|
                       rf"(?:(?i:a|an|the)\s+)?(?:(?i:new)\s+)?(?P<made>{_PLACE})")
 _ABSENT = re.compile(rf"\b(?i:no)\s+(?:(?i:existing)\s+)?(?P<name>{_PLACE})(?:\s+(?i:file|folder|directory))?\s+"
                      rf"(?i:exists?|found|present|yet)|(?<![\w@./`-])(?P<name2>{_PLACE})\s+(?i:does not|doesn't|did not|didn't) exist")
+# what the project is not, or has none of ("The project is not a Git repository", "The app has no test suite"), and
+# what someone says it has ("We already have a repo, so Claude doesn't need to git init."): a thing, in plain words,
+# of the project itself (never "we moved to Lisbon")
+_NOUN_PHRASE = r"(?P<np>(?:[\w-]+\s+){0,2}?[A-Za-z][\w-]*)(?=\s*(?:[.,;:!)—–]|\s-\s|\s(?:and|but|so|yet|or|in|on|at|for|with|that|which)\b|$))"
+_OWN = r"(?i:the|this|our|your|their)\s+(?i:project|codebase|repo|repository|workspace|app|application)"
+_LACKS = re.compile(rf"\b{_OWN}\s+(?:(?i:is not|isn't|is no longer|was not|wasn't)\s+(?i:a|an)|(?i:has no|doesn't have an?|"
+                    rf"does not have an?|lacks an?))\s+(?:(?i:proper|real|actual)\s+)?{_NOUN_PHRASE}")
+_HAS = re.compile(rf"(?:\b(?i:we|i|you)\s+(?i:already\s+)?(?i:have|have got|'ve got|’ve got)|{_OWN}\s+(?i:already\s+)?"
+                  rf"(?i:has|is))\s+(?i:already\s+)?(?i:a|an)\s+{_NOUN_PHRASE}")
+# a word a session shortens: one thing all the same ("repo", "repository")
+_SHORT = {"repo": "repository", "repos": "repository", "dir": "directory", "dirs": "directory", "config": "configuration",
+          "configs": "configuration", "db": "database", "env": "environment", "lib": "library", "pkg": "package",
+          "app": "application", "spec": "specification", "specs": "specification", "docs": "documentation"}
 _WHERE = re.compile(r"\b(?:in|at|under|inside|from)\s+(?:the\s+)?(?:(?:project\s+)?root|`[^`]+`|\.{0,2}/\S+|[\w.-]+/)",
                     re.I)
 MAX_WORDS = 30  # a statement longer than this says more than where a thing is: kept
@@ -115,11 +137,24 @@ def changes(text: str) -> list[_Change]:
 
 
 def made(text: str) -> set[str]:
-    return {_key(m.group("made")) for m in _CREATED.finditer(text)}
+    """The places a sentence makes, and the things it says the project has ("We already have a repo")."""
+    return {_key(m.group("made")) for m in _CREATED.finditer(text)} | {t for m in _HAS.finditer(text) if (t := _thing(m.group("np")))}
 
 
 def absent(piece: str) -> set[str]:
-    return {_key(m.group("name") or m.group("name2")) for m in _ABSENT.finditer(piece)}
+    """The places a statement finds missing, and the things it says the project is not or lacks."""
+    return ({_key(m.group("name") or m.group("name2")) for m in _ABSENT.finditer(piece)}
+            | {t for m in _LACKS.finditer(piece) if (t := _thing(m.group("np")))})
+
+
+def _thing(phrase: str) -> str:
+    """A thing's key: its head noun, unshortened ("Git repository", "repo": "thing:repository"); "" when the
+    phrase ends in no noun ("a priority right now")."""
+    head = phrase.split()[-1].casefold()
+    if head in STOPWORDS_EN_PLUS or is_adverb(head):
+        return ""
+    head = _SHORT.get(head, head)
+    return "thing:" + (head[:-1] if head.endswith("s") and not head.endswith("ss") and len(head) > 3 else head)
 
 
 def moved_away(notes: Sequence[N], turn_of: Callable[[N], T], rewrite: Callable[[N, str], N]) -> list[N]:

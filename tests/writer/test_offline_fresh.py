@@ -14,7 +14,7 @@ from scriptorium.core.memory import parse_topic
 from scriptorium.core.sessions.store import SessionStore
 from scriptorium.core.writer import finish, sleep
 from scriptorium.core.writer.distil import _sentences
-from scriptorium.core.writer.moved import changes, moved_away
+from scriptorium.core.writer.moved import absent, changes, made, moved_away
 from scriptorium.core.writer.repeated import said_once
 
 from .conftest import tree
@@ -80,6 +80,29 @@ def test_a_thing_found_missing_that_the_session_made_is_not_kept_missing(written
     assert "created a CLAUDE.md file" in text
     assert "No CLAUDE.md file exists" not in text
     assert "No test files in the project (only in node_modules)" in text  # its neighbours stay (items of its list)
+
+
+def test_what_the_user_says_the_project_has_stands_over_the_agents_finding(written):
+    """The /init sub-agent's report (filed after the main thread): "Additional Observations: - The
+    project is not a Git repository - Logs are stored in `/logs` …"; the user: "We already have a
+    repo, so you don't need to git init." What the user says of their own project stands ("repo" is
+    "repository"); the list keeps its label and its other items."""
+    text = "\n".join(b for bs in written.values() for b in bs)
+    assert "We already have a repo, so Claude doesn't need to git init." in text
+    assert "not a Git repository" not in text
+    assert "Additional Observations: Logs are stored in `/logs` directory (combined.log and error.log)." in text
+
+
+def test_a_thing_the_project_lacks_or_has_is_of_the_project_in_plain_words():
+    """What a statement says the project is not or has none of, and what one says it has: the head
+    noun, a shortened word said whole; people's talk names no project, and a phrase ending in no noun
+    is no thing."""
+    assert absent("Additional Observations: The project is not a Git repository;") == {"thing:repository"}
+    assert made("We already have a repo, so Claude doesn't need to git init.") == {"thing:repository"}
+    assert absent("The app has no test suite yet.") == {"thing:suite"}
+    assert absent("Caroline is not a morning person.") == set()
+    assert absent("The project is not a priority right now.") == set()
+    assert made("We moved to Lisbon instead of Porto.") == set()
 
 
 def test_one_turns_sentences_of_one_template_are_one_note(written):
