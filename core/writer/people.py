@@ -26,6 +26,7 @@ import re
 from typing import Any, Protocol, TypeVar
 
 from .keywords import COMMON_WORDS, content_words
+from .shown import only_shows, without_showing
 from .stopwords import STOPWORDS_EN_PLUS
 
 
@@ -82,6 +83,8 @@ def keeps_company(sentence: str) -> bool:
         return True
     if in_touch(said) or reassuring(said) or _HOPE.match(said) and _LISTENER.search(said):
         return True  # whatever it names: "I'll send you pics of my turtles", "Hoping your screenplay gets noticed"
+    if only_shows(said):  # "Here's a pic from last week.": a photo shown, nothing said of it (shown.py)
+        return True
     if _NAMED.search(said):
         return False
     if _of_the_listener(said) or _general(said) or _of_us(said) or _feelings(said) or _GUESS.match(said) or _mood(said):
@@ -312,7 +315,9 @@ _EVALUATION_WORDS = 8
 
 def compact(sentence: str) -> str:
     """The sentence without its catching-up and without an evaluation trailing after a
-    dash or a semicolon ("it was rewarding", "can't wait!"); what tells stays."""
+    dash or a semicolon ("it was rewarding", "can't wait!"), nor the showing of a photo (shown.py); what
+    tells stays."""
+    sentence = without_showing(sentence)  # "Here, look at this cute pic - walking them ...": the showing goes
     short = _TELLING_YOU.sub("", _CATCHING_UP.sub(" ", _DISCOURSE.sub("", sentence)).strip(" ,-–—"))
     if len(content_words(short)) < 2:
         return "" if short != sentence.strip(" ,-–—") else sentence  # nothing but catching up
