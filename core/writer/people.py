@@ -26,6 +26,7 @@ import re
 from typing import Any, Protocol, TypeVar
 
 from .keywords import COMMON_WORDS, content_words
+from .regard import regards
 from .shown import only_shows, without_showing
 from .stopwords import STOPWORDS_EN_PLUS
 
@@ -45,8 +46,9 @@ B = TypeVar("B", bound=_Thread)
 JOIN_NOTES = 6  # a small block of a conversation joins the one before it while both fit (distil's thread block size)
 JOIN_WORDS = 60
 
-_WISH = re.compile(
-    r"^(?:have|enjoy|wish|wishing|stay|take care|keep|cherish|spill|make sure|let's|lets|tell|remember|don't|do not|"
+_WISH = re.compile(  # "Just remember that ...", not "Just keep their area clean, feed them ..." (a how-to)
+    r"^(?:just (?=(?:remember|hang in|stay|trust|believe|be|don't|take care|enjoy)\b))?"
+    r"(?:have|enjoy|wish|wishing|stay|take care|keep|cherish|spill|make sure|let's|lets|tell|remember|don't|do not|"
     r"thank|thanks|congrats|congratulations|hope|hang in|feel free|give|trust|believe|be|treat|stick|catch|reach|"
     r"talk|appreciate|good luck|best of luck|go for it|you got this|you've got this|you can do it|can't wait|"
     r"looking forward|long time|see you|bye|take it|hugs|sending|here's to|cheers)\b", re.I)
@@ -68,7 +70,7 @@ _SPEAKER = re.compile(r"\b(?:i|i'm|i've|i'll|i'd|me|my|mine|myself|we|we're|we'v
 _PERSON = re.compile(r"\b(?:he|she|him|her|his|hers|they|they're|they've|they'd|them|their|theirs)\b", re.I)
 _TIME_WORD = re.compile(r"\b(?:yesterday|today|tonight|tomorrow|ago|last|next|week|weekend|month|year|since|until)\b",
                         re.I)
-_PAST = re.compile(r"\b(?:was|were|had|did|went|got|\w{3,}ed)\b", re.I)
+_PAST = re.compile(r"\b(?:was|were|had|did|went|got|\w{3,}ed)(?:n't|n’t)?\b", re.I)  # "didn't make it": it happened
 _DEICTIC = re.compile(r"^(?:it|it's|this|that|that's|these|those|there|there's|here|here's)\b|\b(?:this|these|those)\b",
                       re.I)
 _NAMED = re.compile(r"\d|[\"“”]")
@@ -84,6 +86,8 @@ def keeps_company(sentence: str) -> bool:
     if in_touch(said) or reassuring(said) or _HOPE.match(said) and _LISTENER.search(said):
         return True  # whatever it names: "I'll send you pics of my turtles", "Hoping your screenplay gets noticed"
     if only_shows(said):  # "Here's a pic from last week.": a photo shown, nothing said of it (shown.py)
+        return True
+    if regards(said):  # "Your faith in me is priceless!", "That's okay, I'll get 'em next time!" (regard.py)
         return True
     if _NAMED.search(said):
         return False
@@ -233,7 +237,7 @@ _RESOLVE = re.compile(
     r"(?:not|never) (?:gonna |going to )?(?:give up|quit|stop trying)|"
     r"stay(?:ing)? (?:positive|motivated|focused|determined|strong|resilient|optimistic)|"
     r"(?:chase|chasing|reach|reaching|follow|following|pursue|pursuing|achieve|make|live|living) "
-    r"(?:\w+'s |my |our |your |their |his |her )?(?:own )?(?:dreams?|goals?)\b)", re.I)
+    r"(?:\w+'s |my |our |your |their |his |her |those |these |the )?(?:own )?(?:dreams?|goals?)\b)", re.I)
 # the speaker's regard for the other: "I'm impressed by your ...", "I bet you ...", "I know you'll ..."
 _REGARD = re.compile(
     r"^(?:(?:wow|man|oh|gosh)\W+)?(?:i'm|i am|i was|i feel)\s+(?:so |really |very |super |totally )?"
