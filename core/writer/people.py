@@ -313,7 +313,8 @@ _TELLING_YOU = re.compile(r"^(?:(?:but|and|just) )*(?:i )?(?:just )?wanted to (?
                           r"(?! about)\s*", re.I)
 _TAIL = re.compile(r"(\s+[-–—]+\s+|\s*;\s+|,\s+but\s+|"
                    r"(?:,\s+(?:and\s+)?|\s+and\s+)(?=(?:it|that|this|which)(?:'s|\s+(?:is|was|has been|felt|feels))))")
-_EVALUATION = re.compile(r"^(?:it|that|this|which)(?:'s|\s+(?:is|was|has been|felt|feels|looks|seems))\b", re.I)
+_EVALUATION = re.compile(r"^(?:it|that|this|which)(?:'s|'ll be|'d be|\s+(?:is|was|has been|felt|feels|looks|seems|will be|"
+                         r"would be))\b", re.I)  # "- it'll be hectic but fun!": a judgement of what is to come too
 _EVALUATION_WORDS = 8
 
 
@@ -326,8 +327,9 @@ def compact(sentence: str) -> str:
     if len(content_words(short)) < 2:
         return "" if short != sentence.strip(" ,-–—") else sentence  # nothing but catching up
     parts = _TAIL.split(short)  # clause, separator, clause, ...
-    while len(parts) > 2 and _LEAD_SEPARATOR.match(parts[1]) and _teaser(parts[0]) \
+    while len(parts) > 2 and _LEAD_SEPARATOR.match(parts[1]) and (_teaser(parts[0]) or _HOW_ONE_IS.match(parts[0])) \
             and len(content_words(parts[2])) >= 2:  # "Been quite a ride - had an audition ...": the news is after
+        # ("I've been doing great - I won another tournament": how one has been, before what happened)
         told = _TOLD_WHEN.search(parts[0])  # "On Friday, I got great news - I'm in ...": "On Friday, I'm in ..."
         parts = [f"{told.group(0)}, {parts[2]}" if told else parts[2], *parts[3:]]
     if len(parts) > 1 or parts[0] != short:
@@ -343,6 +345,11 @@ def compact(sentence: str) -> str:
 _DISCOURSE = re.compile(r"^(?:on (?:a |an )?(?:different|another|other|side|related) note|in the meantime(?:,? though)?|"
                         r"besides that|apart from that|other than that|as for (?:me|us|you|myself)|anyways?|plus|fyi|"
                         r"agreed|for sure|no doubt)\b[,!.:;]*\s*", re.I)
+# how one has been, said before what happened: "I've been doing great", "Things have been great", "I'm so excited"
+_HOW_ONE_IS = re.compile(r"^(?:(?:lately|recently|honestly|well|so|oh)\W+)*(?:i've|i have|i'm|i am|things have|things've|"
+                         r"things are|life has|life's|we've|we have|we're|we are)\s+(?:been\s+)?(?:doing\s+|going\s+)?"
+                         r"(?:(?:really|so|pretty|super|totally|just)\s+)?(?:great|good|well|awesome|amazing|fine|okay|ok|"
+                         r"busy|crazy|hectic|wild|excited|stoked|thrilled|pumped)\W*$", re.I)
 _LEAD_SEPARATOR = re.compile(r"\s+[-–—]+\s+|\s*;\s+")
 
 
