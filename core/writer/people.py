@@ -25,6 +25,7 @@ from __future__ import annotations
 import re
 from typing import Any, Protocol, TypeVar
 
+from .creeds import creed
 from .keywords import COMMON_WORDS, content_words
 from .regard import regards
 from .shown import only_shows, without_showing
@@ -88,6 +89,8 @@ def keeps_company(sentence: str) -> bool:
     if only_shows(said):  # "Here's a pic from last week.": a photo shown, nothing said of it (shown.py)
         return True
     if regards(said):  # "Your faith in me is priceless!", "That's okay, I'll get 'em next time!" (regard.py)
+        return True
+    if creed(said):  # "Moments like these remind me ...", "Working together, we can ..." (creeds.py)
         return True
     if _NAMED.search(said):
         return False
