@@ -301,15 +301,16 @@ def _of_us(said: str) -> bool:
     return not any(w[:1].isupper() for w in re.findall(r"[\w'’]+", said)[1:])
 
 
-# "A lot's happened since we last chatted - ", "Since we last spoke, ", "since our last chat"
+# "A lot's happened since we last chatted - ", "Since we last spoke, ", "since our last chat", "Haven't talked to you
+# in a bit but " (no punctuation after it: what was to be told follows the "but")
 _CATCHING_UP = re.compile(
     r"^(?:(?:a lot|lots|so much|much|a bunch|tons)(?:'s| has)? (?:happened|been going on|going on)|"
     r"(?:it's |it has )?been (?:a while|ages|forever|a (?:busy|crazy|hectic|wild) (?:few days|week|month|time))|"
     r"(?:i've|i have|we've|we have) had (?:a lot|lots|so much|tons)(?: of (?:things|stuff))? (?:going on|happening)"
     r"(?: (?:to|with|for) (?:me|us))?|(?:i |we )?haven't (?:talked|chatted|spoken)(?: to you)? in (?:a bit|a while|ages|"
-    r"forever|a few days|a couple of days|days|weeks)(?:,? but)?)"
+    r"forever|a few days|a couple of days|days|weeks)(?:,? but\s+)?)"
     r"(?: since (?:we|i) (?:last )?(?:chatted|spoke|talked|caught up)| since our last (?:chat|talk|conversation))?"
-    r"\s*(?:[-–—:,!.]+\s*|$)|\s*,?\s*\bsince (?:we|i) (?:last )?(?:chatted|spoke|talked|caught up)\b,?|"
+    r"(?:\s*(?:[-–—:,!.]+\s*|$)|(?<=\s))|\s*,?\s*\bsince (?:we|i) (?:last )?(?:chatted|spoke|talked|caught up)\b,?|"
     r"\s*,?\s*\bsince our last (?:chat|talk|conversation)\b,?", re.I)
 # "(but) wanted to let you know (that) ...": what follows is what was to be told
 _TELLING_YOU = re.compile(r"^(?:(?:but|and|just) )*(?:i )?(?:just )?wanted to (?:tell|let) (?:you|ya)(?: know)?(?: that)?\b"

@@ -20,3 +20,13 @@ def test_how_one_has_been_goes_before_what_happened(tmp_path):
     assert "Melanie has been busy with the bakery - we opened a second shop in Leeds." in text, text  # it says with what
     for mood in ("doing great", "been great", "hectic"):
         assert mood not in text, (mood, text)
+
+
+def test_catching_up_before_a_but_goes_with_its_telling_you(tmp_path):
+    """ "Haven't talked to you in a bit but wanted to let you know ..." has no punctuation after its
+    catching-up: the "but" ends it (it was kept whole, LoCoMo 43)."""
+    text = people(tmp_path, [
+        ("user", "Hey Melanie! Haven't talked to you in a bit but wanted to let you know I bought a kayak in Oslo."),
+    ])
+    assert "Caroline bought a kayak in Oslo." in text, text
+    assert "talked" not in text and "wanted" not in text, text
