@@ -25,6 +25,7 @@ from .agreement import agree, is_adverb, split_punct
 from .asked import completed, fragment, subject_clause
 from .fixed import about, as_fixed, fixing, hedged, how, names_issue, problem, same_problem, takes_correction, target
 from .keywords import COMMON_WORDS, FILLER, content_words, is_content, keyphrases, phrases, stem, word_count
+from .pasted import without_listing
 from .people import compact, concrete, keeps_company, news_told
 from .moved import moved_away
 from .repeated import said_once
@@ -656,6 +657,8 @@ def _sentences(text: str, work: bool = False, quoted: bool = False) -> list[str]
     text = _FENCE.sub(" ", text)
     out: list[str] = []
     lines = text.splitlines()
+    if work:  # a diff or a file pasted as the screen showed it, line numbers and all: its text, nobody's words
+        lines = without_listing(lines)
     lines = _unwrapped(lines)
     if work:  # a checklist is the agent's plan, its todo list: no note ("- [ ] Build project: `npm run build`")
         lines = [line for line in lines if not _CHECKBOX.match(line)]
