@@ -29,6 +29,7 @@ from .pasted import without_listing
 from .people import compact, concrete, keeps_company, news_told
 from .moved import moved_away
 from .repeated import said_once
+from .replies import answered
 from .revalued import superseded
 from .standing import APOLOGY, is_identity, is_rule, without_anger
 from .steps import ADVICE, DIRECTING, PROCESS, first_word
@@ -557,6 +558,9 @@ def group(notes: list[Note], names: set[str], *, thread: bool = False) -> list[B
             block = blocks[-1]  # "They are large, ...": where the note it refers to is
         if block is None and blocks and not note.core and _continues(blocks[-1], note, key, thread):
             block = blocks[-1]
+        reply_to = answered(note, blocks) if not thread and not referent else None
+        if reply_to is not None:  # "No, we want to put it in …": with the proposal it turns down (replies.py)
+            block = reply_to
         moved = None
         if block is not None and _full(block, thread, note):
             if referent and len(block.notes) > 1:  # full: the note it refers to starts the next block with it
