@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import re
 
+from .verbatim import lower_first, upper_first
+
 # a place or a time, said without a clause: "In the team vault …", "Under `src/`", "On Tuesdays"
 _PREPOSITIONS = frozenset("""
 in inside within under at on from into to behind beside next near via through after before during until by every once
@@ -57,4 +59,4 @@ def subject_clause(sentences: list[str]) -> tuple[str, int] | None:
 
 def completed(answer: str, clause: str) -> str:
     """"the staging credentials live" + "In the team vault …" -> "The staging credentials live in the team vault …"."""
-    return f"{clause[:1].upper()}{clause[1:]} {answer[:1].lower()}{answer[1:]}"
+    return f"{upper_first(clause)} {lower_first(answer)}"

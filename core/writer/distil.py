@@ -21,6 +21,7 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 from datetime import date, timedelta
 
+from . import verbatim
 from .agreement import agree, is_adverb, split_punct
 from .asked import completed, fragment, subject_clause
 from .fixed import about, as_fixed, fixing, hedged, how, names_issue, problem, same_problem, takes_correction, target
@@ -34,6 +35,7 @@ from .revalued import superseded
 from .standing import APOLOGY, is_identity, is_rule, without_anger
 from .steps import ADVICE, DIRECTING, PROCESS, first_word
 from .stopwords import STOPWORDS_EN_PLUS
+from .verbatim import inside, lower_first, spans, upper_first
 
 MAX_BLOCK_SENTENCES = 6  # a block of notes sharing a subject
 MAX_BLOCK_WORDS = 80  # a working session's block never grows past it: a note that would starts the next block
@@ -387,11 +389,11 @@ def _referred(before: str, note: Note, turn: Turn) -> Note:
         if len(about.group(1).split()) > 6:
             return note
         named = about.group(1).strip()
-        text = re.sub(r"^\w+(?:['’](?:s|re))?", lambda m: named[:1].upper() + named[1:] + (
+        text = re.sub(r"^\w+(?:['’](?:s|re))?", lambda m: upper_first(named) + (
             " is" if m.group(0)[-2:] in ("'s", "’s") else " are" if m.group(0)[-3:] in ("'re", "’re") else ""),
             note.text, count=1)
-        text = text if text[:1].isupper() else text[:1].upper() + text[1:]
-        return Note(f"The {text[:1].lower() + text[1:]}" if not named[:1].isupper() else text, note.turn, note.core,
+        text = text if text[:1].isupper() else upper_first(text)
+        return Note(f"The {lower_first(text)}" if not named[:1].isupper() else text, note.turn, note.core,
                     note.subject, content_words(text), note.prompted_by)
     said = _strip_chatter(before, turn)
     if (not said or said.endswith(("?", "？", ":")) or _code_like(said) or len(said.split()) < 3
@@ -399,7 +401,7 @@ def _referred(before: str, note: Note, turn: Turn) -> Note:
             or turn.role == "user" and _request(said) != said):
         return note
     said, _ = _third_person(said, turn)
-    said = said[:1].upper() + said[1:]
+    said = upper_first(said)
     return _joined(Note(said if said.endswith((".", "!", "…", "。")) else said + ".", note.turn, note.core,
                         note.subject, [], note.prompted_by), note.text)
 
@@ -522,7 +524,7 @@ def _answered(asked: Turn, turn: Turn) -> list[Note]:
     q, _ = _third_person(_strip_chatter(question, asked) or question, asked)
     a, subject = _third_person(answer, turn)
     a = resolve_dates(a, _day(turn.time))
-    text = f"{q[:1].upper() + q[1:]} {a[:1].upper() + a[1:]}"
+    text = f"{upper_first(q)} {upper_first(a)}"
     text = text if text.endswith((".", "!", "?", "…", "。")) else text + "."
     return [Note(text, turn, False, subject, content_words(text))]
 
@@ -670,12 +672,14 @@ def _sentences(text: str, work: bool = False, quoted: bool = False) -> list[str]
         line = line.strip()
         if not line or line.startswith(_NOT_PROSE) or _HEADER_LINE.match(line) or _STACK_FRAME.match(line):
             continue
-        line = _SYMBOLS.sub("", _EMPHASIS.sub("", _LIST_MARK.sub("", line)))
+        line = _SYMBOLS.sub("", verbatim.sub(_EMPHASIS, "", _LIST_MARK.sub("", line)))  # `__init__.py`, `**/*.ts` stay
         language = "zh" if re.search("[\u3040-\u30ff\u4e00-\u9fff]", line) else "en"
         guarded = _DOTTED.sub(lambda m: m.group(0).replace(".", _DOT), line)  # Spotter.Telemetry.Otel is one word
         guarded = _RELATIVE_DOTS.sub(lambda m: _DOT * len(m.group(0)), guarded)
-        # nor does a sentence end inside a code span ("Block `!` commands while agent is streaming")
-        guarded = re.sub(r"`[^`\n]+`", lambda m: m.group(0).replace("!", _BANG).replace("?", _ASK), guarded)
+        # nor does a sentence end inside a code span ("Block `!` commands while agent is streaming", "Added
+        # `\x1b[0m` reset before `...` ellipsis to prevent style leaking")
+        guarded = re.sub(r"`[^`\n]+`", lambda m: m.group(0).replace("!", _BANG).replace("?", _ASK).replace(".", _DOT),
+                         guarded)
         out.extend(s.strip().replace(_DOT, ".").replace(_BANG, "!").replace(_ASK, "?")
                    for s in segment(language, guarded) if s.strip())
     return out
@@ -687,6 +691,15 @@ _TERSE_WORDS = 6  # "accent #8abeb7": a line of a pasted list of values
 _PAIR = re.compile(r"^(`[^`]+`|[\w.-]+)((?: \([^)]*\))?)\s*[:=]\s+(?=\S)")  # "`accent`: `#8abeb7`", "Teal: `#5f8787`"
 
 
+# a list's label that says what was done to its items or what state they are in ("Deleted (cleanup):",
+# "Removed:", "Renamed:", "Kept (Essential):", "New files:", "Before:", "Proposed:", "Cons:"): an item
+# without it says the opposite of the turn ("DeltaWriter.ts (generic JSONL writer now)." of a file deleted)
+_STATE_LABEL = re.compile(r"^(?:[\w`'.-]+ ){0,2}?(?:\w{3,}(?:ed|en)|made|kept|built|done|gone|left|split|cut|set|put|new|"
+                          r"old|legacy|current|previous|before|after|now|was|not|no|todo|pending|planned|proposed|missing|"
+                          r"broken|unused|deprecated|obsolete|optional|future|next|later|pros?|cons?|non-goals?)\b"
+                          r"(?: [\w`'.-]+){0,2}(?: \([^)]*\))?:$", re.I)  # of the label's last sentence, a few words
+
+
 def _gathered(lines: list[str]) -> list[str]:
     """In a working session, a short list is one sentence with what introduces it: "Updated
     the dark theme:" then "- `accent`: `#8abeb7`", "- `green`: `#b5bd68`" becomes "Updated the
@@ -694,22 +707,41 @@ def _gathered(lines: list[str]) -> list[str]:
     ending in a colon, or a list item whose own items are indented below it ("spotter-dov.2 —
     Upgraded TranscriptRenderer" and what that task changed; a heading is no item). A run of
     three or more terse lines without punctuation (values pasted one a line) is one sentence
-    the same way. An item alone tells nothing of what it is a value of."""
+    the same way. An item alone tells nothing of what it is a value of.
+
+    An item not gathered with its label (the list is long, its items are, or a blank line
+    parts them: "**Deleted (cleanup):**", a blank line, "- DeltaWriter.ts (generic JSONL writer
+    now)") says the label all the same when the label says what was done to the items or what
+    state they are in (_STATE_LABEL): "Deleted (cleanup): DeltaWriter.ts (generic JSONL writer
+    now)", not a fact about a file that is gone."""
     out: list[str] = []
+    owners: list[tuple[str, int, bool]] = []  # the labels over the items here (innermost last), their items' depth,
+    # and whether the innermost says what was done to them
     i = 0
     while i < len(lines):
         bare = _bare(lines[i])
         stripped = lines[i].lstrip()
+        depth = len(lines[i]) - len(stripped)
+        listed = bool(_LIST_MARK.match(lines[i])) and not stripped.startswith("#")
+        if not stripped:
+            owners = owners if _items_follow(lines, i + 1) else []
+        else:
+            owners = [o for o in owners if listed and depth >= o[1]]
+        # an item cut from its list, under a label saying what was done to it
+        under = owners[-1][0] + " " if owners and listed and depth == owners[-1][1] and owners[-1][2] else ""
         label = bare.endswith(":") and bool(bare[:-1].strip()) and not stripped.startswith(_NOT_PROSE)
         heading = _HEADING.match(lines[i])
         if heading and not label and _items_follow(lines, i + 1):  # "## Next steps" over its list: its label
             bare, label = heading.group(1).strip().rstrip(":") + ":", True
+        if label and stripped and _items_follow(lines, i + 1):
+            first = i + 1 if lines[i + 1].strip() else i + 2
+            says = bool(under) or bool(_STATE_LABEL.match(re.split(r"(?<=[.!?])\s+", bare)[-1]))
+            owners.append((under + bare, len(lines[first]) - len(lines[first].lstrip()), says))
         j = i + 1 if label else i
         if label:  # "Completed tasks:", a blank line, then the list: the label is still the list's
             while (j < len(lines) and not lines[j].strip() and _items_follow(lines, j + 1)
                    and _titled_items(lines, j + 1)):
                 j += 1
-        depth = len(lines[i]) - len(stripped)
         parent = (not label and bool(_LIST_MARK.match(lines[i])) and not stripped.startswith("#")
                   and j + 1 < len(lines) and bool(_LIST_MARK.match(lines[j + 1]))
                   and len(lines[j + 1]) - len(lines[j + 1].lstrip()) > depth)
@@ -726,7 +758,7 @@ def _gathered(lines: list[str]) -> list[str]:
             j += 1
         items = _same_said(items)
         if len(items) >= (1 if parent else 2 if label else 3):
-            head = (bare if bare.endswith(":") else bare.rstrip(".") + ":") + " " if label or parent else ""
+            head = under + (bare if bare.endswith(":") else bare.rstrip(".") + ":") + " " if label or parent else ""
             group: list[str] = []
             for item in items:
                 if group and len(head) + sum(len(g) + 2 for g in group) + len(item) > GATHER_CHARS:
@@ -736,7 +768,8 @@ def _gathered(lines: list[str]) -> list[str]:
             out.append(head + "; ".join(group) + ".")
             i = j
             continue
-        out.append(lines[i])
+        mark = _LIST_MARK.match(lines[i]) if under else None
+        out.append(lines[i][:mark.end()] + under + lines[i][mark.end():] if mark else lines[i])
         i += 1
     return out
 
@@ -789,7 +822,7 @@ _AUXILIARY = re.compile(r"\b(?:is|are|was|were|be|has|have|had|does|do|did|shoul
 
 
 def _bare(line: str) -> str:
-    return _SYMBOLS.sub("", _EMPHASIS.sub("", _LIST_MARK.sub("", line.strip()))).strip()
+    return _SYMBOLS.sub("", verbatim.sub(_EMPHASIS, "", _LIST_MARK.sub("", line.strip()))).strip()
 
 
 def _item(line: str, listed: bool) -> str | None:
@@ -907,8 +940,7 @@ def _note(sentence: str, turn: Turn) -> Note | None:
     if turn.work and _status_line(_SYMBOLS.sub("", sentence)):
         return None
     if turn.work and _CLEAR_LEAD.match(sentence):
-        sentence = _CLEAR_LEAD.sub("", sentence, count=1)
-        sentence = sentence[:1].upper() + sentence[1:]
+        sentence = upper_first(_CLEAR_LEAD.sub("", sentence, count=1))
     if turn.work and _thin(sentence):
         return None
     if len(sentence) > MAX_SENTENCE_CHARS:
@@ -977,17 +1009,17 @@ def _note(sentence: str, turn: Turn) -> Note | None:
                                    and not re.search(r"[`/_]|\w\.\w|(?<![A-Za-z])\d", sentence)
                                    and not re.search(r"[,;]", sentence)):
         return None  # a log pasted with its escapes, or no clause at all ("E2E testing checklist at the end.")
-    sentence = _INTENSIFIER.sub(r"\1 ", _FILLER_INSIDE.sub("", sentence))
+    sentence = verbatim.sub(_INTENSIFIER, r"\1 ", verbatim.sub(_FILLER_INSIDE, "", sentence))  # never in `just check`
     if turn.work and turn.role == "user" and not core:
         asked = _request(sentence)
         if asked is None:
             return None
         sentence = asked
     if not turn.work:
-        sentence = _ELIDED.sub(_with_i, sentence, count=1)
+        sentence = verbatim.sub(_ELIDED, _with_i, sentence, count=1)
     text, subject = _third_person(sentence, turn)
     text = resolve_dates(text, _day(turn.time))
-    text = text[:1].upper() + text[1:]
+    text = upper_first(text)  # "registry.test.ts …", "fe5d0ee …" stay as said
     if not text.endswith((".", "!", "?", "…", "。", "！", "？")):
         text += "."
     return Note(text, turn, core, subject, content_words(text))
@@ -1062,7 +1094,7 @@ def _request(sentence: str) -> str | None:
     if (leave := _LEAVE.match(sentence)) and first_word(sentence[leave.end():]) in PROCESS:
         return None  # "You can review the existing commit messages using git log for examples": a step left to it
     if verb in DIRECTING and first is not None and first.start() == 0:
-        return f"I asked to {sentence[:1].lower()}{sentence[1:]}"
+        return f"I asked to {lower_first(sentence)}"
     return sentence
 
 
@@ -1099,7 +1131,7 @@ def _after_narration(sentence: str) -> str:
         return ""
     if first_word(tail) in PROCESS or first_word(tail) in ADVICE:  # "Check GPU acceleration: Search: `x`; Try ...": steps
         return ""
-    return tail[:1].upper() + tail[1:]
+    return upper_first(tail)
 
 
 # a piece of work said to be finished: "The Phase 4.1 proposal is now complete and ready for implementation ..."
@@ -1223,10 +1255,12 @@ def _strip_chatter(sentence: str, turn: Turn) -> str:
     names = {n.casefold() for n in (turn.other, turn.speaker) if n}
     names |= {n.split()[0] for n in names if n.split()}
     while True:
-        sentence = _LEAD_PHRASE.sub("", sentence.lstrip())
+        sentence = verbatim.sub(_LEAD_PHRASE, "", sentence.lstrip())
         m = _LEAD.match(sentence)
         if m is None:
             return ""
+        if inside(spans(sentence), m.start(1), m.end(1)):
+            break  # "`just check` runs …": a name's word is no filler
         word = m.group(1).casefold()
         rest = sentence[m.end():]
         vocative = _is_name(word, names) and m.group(2).strip()[:1] in {",", "!"}
@@ -1237,10 +1271,13 @@ def _strip_chatter(sentence: str, turn: Turn) -> str:
             sentence = rest
             continue
         break
-    sentence = re.sub(r",\s*[A-Z][a-z]+\s*([!.?]*)\s*$", r"\1", sentence.strip())
+    sentence = verbatim.sub(_VOCATIVE_END, r"\1", sentence.strip())
     if sentence and all(not is_content(w.casefold()) for w in _WORD.findall(sentence)):
         return ""
     return sentence.strip()
+
+
+_VOCATIVE_END = re.compile(r",\s*[A-Z][a-z]+\s*([!.?]*)\s*$")
 
 
 def _is_name(word: str, names: set[str]) -> bool:
@@ -1254,10 +1291,19 @@ def _third_person(sentence: str, turn: Turn) -> tuple[str, str]:
     # "The user" is a description, not a name: "the user" inside a sentence (the note's first letter is raised)
     me_said, you_said = (_described(n) for n in (me, you))
     words = re.split(r"(\s+)", sentence)
+    kept = spans(sentence)
+    starts = [0]
+    for w in words:
+        starts.append(starts[-1] + len(w))
+    frozen = [inside(kept, starts[k], starts[k + 1]) for k in range(len(words))]  # a word of a name or code
     out: list[str] = []
     i = 0
     while i < len(words):
         token = words[i]
+        if frozen[i]:  # "`rm -rf ~/my dir`", "my_config": not the speaker's
+            out.append(token)
+            i += 1
+            continue
         core, trail = split_punct(token)
         low = core.casefold().replace("’", "'")
         repl = None
@@ -1266,7 +1312,7 @@ def _third_person(sentence: str, turn: Turn) -> tuple[str, str]:
         elif you and low in _SECOND:
             if not (low == "you" and _generic_you(words, i)):
                 repl, subject = _person(_SECOND[low], you_said), subject or you
-        before = words[i - 2].casefold() if i >= 2 else ""
+        before = words[i - 2].casefold() if i >= 2 and not frozen[i - 2] else ""
         if repl is not None and low in ("i", "you") and before in _ASKING_AUX:  # "do you want" -> "does the user want"
             token = repl + trail
             if before in _AUX_THIRD:
@@ -1275,7 +1321,9 @@ def _third_person(sentence: str, turn: Turn) -> tuple[str, str]:
         elif repl is not None:
             token = repl + trail
             if low in ("i", "you"):  # "I really love" -> "Caroline really loves"
+                said = list(words)
                 agree(words, i, subject="I" if core == "I" else "you")
+                words = [said[k] if frozen[k] else w for k, w in enumerate(words)]  # "I `run` it": code as said
         out.append(token)
         i += 1
     return "".join(out), subject  # "we" stays a group: its members are not known
@@ -1400,4 +1448,4 @@ def resolve_dates(text: str, day: date | None) -> str:
             said = said.removeprefix("on ").removeprefix("in ")
         return said
 
-    return _RELATIVE.sub(replace, text)
+    return verbatim.sub(_RELATIVE, replace, text)  # `git log --since yesterday` is no date

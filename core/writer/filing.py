@@ -25,6 +25,7 @@ from .distil import Block, Turn, distil, group, names_a_component, topic_phrase
 from .keywords import COMMON_WORDS, is_content, phrases, slug, stems
 from .people import joined
 from .prompts import AGENT_NAMES
+from .verbatim import CODE_SPAN
 
 CORE = "core.md"
 SUB_AGENT = "The sub-agent"
@@ -317,18 +318,36 @@ def render(filed: Filed, label: str) -> str:
     return f"{text}[^{label}]\n\n[^{label}]: Time: `{block.time}`; Sources: {links}"
 
 
-def _debracket(text: str) -> str:
+def _debracket(text: str, code: bool = False) -> str:
+    """Brackets and carets turned round, outside code spans when `code` (inside one, markdown
+    reads them as code: `[^e1]` there is no citation, `arr[0]` is said as written)."""
+    if code:
+        pieces = CODE_SPAN.split(text)  # prose, span, prose, ...
+        return "".join(p.replace("<!--", "<!- -") if k % 2 else _debracket(p) for k, p in enumerate(pieces))
     return text.replace("[", "(").replace("]", ")").replace("<!--", "<!- -").replace("^", "\u02c6")
 
 
 def inline(text: str, limit: int) -> str:
-    """Conversation text made safe inside one paragraph: one line, no brackets (no
-    citations, links or block ids can be forged), no HTML comment openers, and no
-    trailing backslash (it would escape the citation that follows: `C:\\temp\\[^e1]`)."""
+    """Conversation text made safe inside one paragraph: one line, no brackets outside code
+    spans (no citations, links or block ids can be forged; a code span's are its code's,
+    verbatim.py), no HTML comment openers, and no trailing backslash (it would escape the
+    citation that follows: `C:\\temp\\[^e1]`)."""
     text = "".join(ch for ch in text if ch.isprintable() or ch.isspace())
+    code = any(c in span for span in CODE_SPAN.findall(text) for c in "[]^")
+    said = _inline(text, limit, code)
+    if code:
+        from ..memory.topics import scan_inline
+
+        cited, linked = scan_inline(said)
+        if cited or linked:  # a span cut open, an escape markdown reads otherwise: no bracket of it kept
+            return _inline(text, limit, False)
+    return said
+
+
+def _inline(text: str, limit: int, code: bool) -> str:
     parts = PLACEHOLDER_RE.split(" ".join(text.split()))  # a redaction placeholder stays one, brackets and all
-    text = "".join(_debracket(part) if i % 3 == 0 else f"[REDACTED:{part}:{parts[i + 1]}]" if i % 3 == 1 else ""
-                   for i, part in enumerate(parts))
+    text = "".join(_debracket(part, code) if i % 3 == 0 else f"[REDACTED:{part}:{parts[i + 1]}]" if i % 3 == 1
+                   else "" for i, part in enumerate(parts))
     text = re.sub(r"(\[REDACTED:[^\]]*\])(?=[(\[])", r"\1 ", text)  # never a link's label
     if len(text) > limit:
         cut = text[: limit - 1]

@@ -30,6 +30,7 @@ from .keywords import COMMON_WORDS, content_words
 from .regard import regards
 from .shown import only_shows, without_showing
 from .stopwords import STOPWORDS_EN_PLUS
+from .verbatim import upper_first
 
 
 class _Thread(Protocol):
@@ -342,7 +343,7 @@ def compact(sentence: str) -> str:
         short = short.rstrip(" ,;-–—")
         if short and short[-1] not in ".!?…" and sentence.rstrip()[-1:] in ".!?…":
             short += "." if sentence.rstrip()[-1] == "?" else sentence.rstrip()[-1]
-    return short[:1].upper() + short[1:] if short and len(content_words(short)) >= 2 else sentence
+    return upper_first(short) if short and len(content_words(short)) >= 2 else sentence
 
 
 # a turn's discourse markers: "On another note, ", "In the meantime though, ", "As for me, ", "Agreed, "

@@ -29,6 +29,7 @@ from __future__ import annotations
 import re
 
 from .keywords import COMMON_WORDS, content_words
+from .verbatim import upper_first
 
 _PHOTO = (r"(?:pics?|pic's|pictures?|photos?|photo's|photographs?|snaps?|snapshots?|shots?|images?|selfies?|peek|"
           r"screenshots?)")
@@ -117,4 +118,4 @@ def without_showing(sentence: str) -> str:
     end = said.rstrip()[-1:]
     if out and out[-1] not in ".!?…" and end in ".!?…":
         out += end
-    return out[:1].upper() + out[1:] if out else sentence
+    return upper_first(out) if out else sentence

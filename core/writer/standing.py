@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from . import verbatim
 from .steps import PROCESS, first_word
 
 _IDENTITY = re.compile(r"\b(?:my name is|i am an? |i'm an? |i work as|i live in|i'm from|i am from|years old|"
@@ -88,7 +89,7 @@ def is_rule(sentence: str) -> bool:
 
 def without_anger(sentence: str) -> str:
     """The sentence without curses, and without its clauses that insult."""
-    sentence = _CURSE_WORDS.sub("", sentence).strip(" ,")
+    sentence = verbatim.sub(_CURSE_WORDS, "", sentence).strip(" ,")
     if not _INSULT.search(sentence):
         return sentence
     clauses = re.split(r"(?<=[,;])\s+|\s+(?:—|–|-)\s+", sentence)

@@ -57,7 +57,7 @@ def test_a_place_moved_later_is_not_kept_where_it_was(written):
     assert "in the `/charts` directory" not in text
     assert "Added `.js` extensions to local imports" not in text
     # its neighbour stays (an item of "### Key Changes Made:", the heading over the list its label)
-    assert "Added `dirname` and `filename` workarounds for ESM modules where needed" in text
+    assert "Added `__dirname` and `__filename` workarounds for ESM modules where needed" in text  # as said (verbatim.py)
     assert "From data-capture `package.json`" not in text
     # the user's reason for the move is no statement of where things are: it stays
     assert "we no longer need a separate data-capture folder" in text

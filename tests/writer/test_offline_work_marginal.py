@@ -47,11 +47,11 @@ def test_a_lists_title_after_a_blank_line_is_still_its_title(blocks):
     updates ..."), what it is an item of nowhere."""
     a0y = _text(blocks["a0y"])
     assert "All 4 subtasks done and pushed: spotter-a0y.1: Lifecycle hooks + ActiveSessionRegistry" in a0y, a0y
-    assert not any(b.startswith("Spotter-a0y.") for b in blocks["a0y"])
+    assert not any(b.casefold().startswith("spotter-a0y.") for b in blocks["a0y"])
     te = _text(blocks["4te"])
     assert ("Completed tasks: spotter-4te.1 - OTEL dependencies, bootstrap, safe runtime defaults; spotter-4te.2 - W3C "
             "traceparent header propagation") in te, te
-    assert not any(b.startswith(("Spotter-4te.1 - ", "Spotter-4te.4 - ")) for b in blocks["4te"])
+    assert not any(b.casefold().startswith(("spotter-4te.1 - ", "spotter-4te.4 - ")) for b in blocks["4te"])
     clear = _text(blocks["clear"])
     assert ("implementation plan covering: Phase 1-2: Session metadata structure changes and correlator enhancement; "
             "Phase 3-4: SessionOrchestrator") in clear, clear
