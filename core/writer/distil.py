@@ -432,8 +432,10 @@ _THEORY = re.compile(
     r"^(?:so,?\s+|i see,?\s+|ah,?\s+)?(?:(?:the|this|that|my|one)\s+)?(?:[\w-]+\s+)?(?:issue|problem|error|cause|bug|"
     r"culprit|reason)\s*(?:is|was|might|may|seems|could|must|-|:|—)|\b(?:false positive|might be|may be|could be|"
     r"might not|may not|"
-    r"probably|likely|seems to|i suspect|my guess|i think|i believe|(?:\w+ )?(?:bets?|suspects?)(?= (?:\w+ ){1,3}(?:is|are|was|"
+    r"probably|likely|seems to|(?:looks|seems|appears) (?:correct|right|fine|ok|valid)|i suspect|my guess|i think|i believe|(?:\w+ )?(?:bets?|suspects?)(?= (?:\w+ ){1,3}(?:is|are|was|"
     r"were|has|had|does|did|uses?|using|gets?|getting)\b)|\w+'s (?:guess|hunch|bet)|i'd bet)\b", re.I)
+# a guess of what the problem is: the agent's next turn saying what it is settles it
+_GUESSED_ISSUE = re.compile(r"\b(?:issue|problem|cause|culprit|bug)\s+(?:might|may|could)\b", re.I)
 _FINDING = re.compile(r"\b(?:that's the (?:bug|issue|problem|cause|fix)|root cause|the real (?:issue|problem|cause|bug)|"
                       r"turns out|actually|was wrong|wasn't the|not the (?:issue|problem|cause)|the fix (?:is|was)|"
                       r"fail(?:s|ed)? because)\b",
@@ -461,6 +463,10 @@ def _superseded(notes: list[Note]) -> list[Note]:
             if any(notes[j].turn.index > note.turn.index and notes[j].turn.role == "assistant"
                    and len(stems_of[i] & stems_of[j]) >= (1 if _FINDING.search(notes[j].text) else 2)
                    and (_THEORY.search(notes[j].text) or _FINDING.search(notes[j].text)) for j in later):
+                continue
+            if _GUESSED_ISSUE.search(note.text) and any(  # "The issue might be with …", the next turn "The issue is on line 42"
+                    0 < notes[j].turn.index - note.turn.index <= 1 and notes[j].turn.role == "assistant"
+                    and names_issue(notes[j].text) and not hedged(notes[j].text) for j in later):
                 continue
         kept.append(note)
     return kept

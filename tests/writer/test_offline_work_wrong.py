@@ -85,7 +85,7 @@ def test_what_the_fixing_step_did_not_fix_is_not_said_as_fixed(spotter_text):
     assert "from the test process (fixed: use shared sandbox mode)." in spotter_text
 
 
-def test_a_problem_the_next_turn_says_again_and_fixes_is_said_as_fixed(pi_text, tmp_path):
+def test_a_problem_the_next_turn_says_again_and_fixes_is_said_as_fixed(pi_text):
     """pi: "The issue is `color: "gray"` - should be a function. Let me check the DefaultTextStyle
     interface:", and its next turn "The color should be a function! Let me fix it:". The first
     was kept as the code's state."""
@@ -95,8 +95,21 @@ def test_a_problem_the_next_turn_says_again_and_fixes_is_said_as_fixed(pi_text, 
     # "The signature changed - it now takes `bgFn` … instead of an RGB object." then, next turn, "Let me fix
     # the test by passing a background function": the signature is how it is
     assert "instead of an RGB object (fixed" not in pi_text
-    # a guess the next turn's finding answered is no problem fixed (graph-monitor: "The issue might be with the
-    # sqlite3 library not being compatible with ESM.", then "The issue is on line 42. … Let me fix this:")
-    text = _all_written(tmp_path, "claude-code", CODING / "claude-code__kiliman_claude-transcript__test2.jsonl")
-    assert "`sqlite3.verbose()` is being called incorrectly (fixed)." in text
-    assert "not being compatible with ESM (fixed" not in text
+
+
+@pytest.fixture(scope="module")
+def graph_monitor_text(tmp_path_factory) -> str:
+    return _all_written(tmp_path_factory.mktemp("gm"), "claude-code",
+                        CODING / "claude-code__kiliman_claude-transcript__test2.jsonl")
+
+
+def test_a_guess_the_next_turn_answers_is_not_kept(graph_monitor_text, spotter_text):
+    """graph-monitor: "The issue might be with the sqlite3 library not being compatible with ESM. Let me
+    check the database initialization:", the next turn "The issue is on line 42. `sqlite3.verbose()` is
+    being called incorrectly. Let me fix this:" — the guess was kept beside the finding (and is no problem
+    fixed). spotter: "The code looks correct - it should return `{:ok, ...}` on line 100.", before the
+    finding "That's the bug - my code was treating it as returning `{:ok, span_ctx}` …"."""
+    assert "`sqlite3.verbose()` is being called incorrectly (fixed)." in graph_monitor_text
+    assert "not being compatible with ESM" not in graph_monitor_text
+    assert "The code looks correct" not in spotter_text
+    assert "`current_span_ctx()` returns a `#span_ctx{}` record (not `{:ok, ...}`)" in spotter_text
