@@ -4,8 +4,8 @@ bench/data/coding_questions.json names public agent transcripts (Claude Code, Co
 pi; kept under bench/data/coding/, sources and licences in its SOURCES.md) and, for
 each, questions with the key words of their answer, and its split: `tune` (read while
 changing the writer), `heldout` (only measured; looked at since), `blind` (measured
-only before and after a session's changes, never while choosing them, and its blocks are
-not printed) or `fresh` (two transcripts of projects no other split has, added 2026-12-04;
+only before and after a session's changes, never while choosing them; its blocks are
+not printed, and were read by hand once, on 2026-12-04, as the untuned check) or `fresh` (two transcripts of projects no other split has, added 2026-12-04;
 run only when named). A split's transcripts are
 imported into one state with `scriptorium import <agent>` (as a user's memory holds
 many projects) and written by the offline writer (`finish` per session, one `sleep`).
