@@ -5,8 +5,9 @@ pi; kept under bench/data/coding/, sources and licences in its SOURCES.md) and, 
 each, questions with the key words of their answer, and its split: `tune` (read while
 changing the writer), `heldout` (only measured; looked at since), `blind` (measured
 only before and after a session's changes, never while choosing them; its blocks are
-not printed, and were read by hand once, on 2026-12-04, as the untuned check) or `fresh` (two transcripts of projects no other split has, added 2026-12-04;
-run only when named). A split's transcripts are
+not printed, and were read by hand once, on 2026-12-04, as the untuned check), `fresh` (two transcripts of projects no other split has, added 2026-12-04;
+run only when named) or `blind2` (six transcripts no split had, added 2026-12-04 night, questions written before the writer ran on them;
+run only when named, its blocks not printed; see bench/RESULTS.md for whether it has been read since). A split's transcripts are
 imported into one state with `scriptorium import <agent>` (as a user's memory holds
 many projects) and written by the offline writer (`finish` per session, one `sleep`).
 A question's answer is found when every key (casefolded) is in the text read: the top 5
@@ -59,8 +60,9 @@ class Built:
     missing: list[str]
 
 
-SPLITS = ("tune", "heldout", "blind", "fresh")
-DEFAULT_SPLITS = ("tune", "heldout")  # `--only coding`; the blind and fresh splits run only when named
+SPLITS = ("tune", "heldout", "blind", "fresh", "blind2")
+DEFAULT_SPLITS = ("tune", "heldout")  # `--only coding`; the blind, fresh and blind2 splits run only when named
+UNSHOWN = ("blind", "blind2")  # splits whose blocks bench/recall.py does not print
 
 
 def build(state: Path, spec: Path = QUESTIONS, fixtures: Path = FIXTURES, split: str = "tune") -> Built:

@@ -26,7 +26,8 @@ the questions whose evidence spans sessions; 2 temporal; 3 open-domain; 4 single
 then the coding-transcript set (bench/coding_set.py): its tune split with a "coding_" prefix, its held-out
 split with "coding_heldout_" (`--only coding-tune` or `coding-heldout` runs one); the blind split
 ("coding_blind_") runs only when named, `--only coding-blind`, and prints no blocks; the fresh split
-("coding_fresh_", `--only coding-fresh`) too, and prints its blocks. Search is
+("coding_fresh_", `--only coding-fresh`) too, and prints its blocks; the second blind split ("coding_blind2_",
+`--only coding-blind2`) too, and prints no blocks. Search is
 hybrid (BM25+ fused with WordLlama similarity, as `search` ranks by default); each shape
 also reports "bm25_only_recall5" (the same memory searched by words alone) and
 "hybrid_over_bm25_only".
@@ -194,13 +195,13 @@ def run_coding(split: str) -> dict:
         built = coding_set.build(state, split=split)
         cpu = coding_set.write(built, state)
         summary = {**coding_set.evaluate(built, state), "write_cpu_s": round(cpu, 2)}
-        sample = coding_set.sample_blocks(state, 24) if split != "blind" else []
+        sample = coding_set.sample_blocks(state, 24) if split not in coding_set.UNSHOWN else []
     print(f"coding transcripts, {split}" + (f" (missing: {', '.join(built.missing)})" if built.missing else ""))
     print(f"  {summary['questions']} questions: memory found@5 {summary['memory_found5']:.3f}, raw at equal words "
           f"{summary['raw_found_equal_words']:.3f} ({summary['ratio']}x); memory/transcript words "
           f"{summary['memory_over_transcript_words']:.2f}; {summary['topic_files']} topic files "
           f"({summary['topics_per_2000_words']} per 2,000 words); bad names: {summary['bad_topic_names'] or 'none'}")
-    print("  sample of blocks:" if sample else "  (blind split: no blocks shown)")
+    print("  sample of blocks:" if sample else f"  ({split} split: no blocks shown)")
     for rel, text in sample:
         print(f"    {rel}: {text[:240]}")
     return summary
