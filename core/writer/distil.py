@@ -49,6 +49,7 @@ MIN_WORK_WORDS = 5  # words of a note in a working session, unless it names a pa
 _FENCE = re.compile(r"^\s*(```|~~~).*?^\s*\1[^\n]*$", re.M | re.S)
 _DOTTED = re.compile(r"\w\.(?=\w)")
 _RELATIVE_DOTS = re.compile(r"(?<![\w.])\.{1,2}(?=/)")  # `./config.ts`, ../logs: a path, no sentence's end
+_OWNER = "\ue003"  # between a list label's owning section and the label, until the note is made (_with_owner)
 _DOT = "\ue000"  # a private-use character stands for a dot inside a name while sentences are cut
 _BANG, _ASK = "\ue001", "\ue002"  # and for "!" and "?" inside a code span
 _LIST_MARK = re.compile(r"^\s*(?:[-*+•]|\d+[.)]|#{1,6})\s+")
@@ -224,10 +225,11 @@ def distil(turns: list[Turn]) -> list[Note]:
         wrong: list[bool] = []  # which of the turn's notes say something is wrong
         named_issue: list[bool] = []  # which say it is the problem ("That's the bug - …", after "I found the issue!")
         finds = turn.work and turn.role == "assistant" and not takes_correction(turn.text)
-        said = _sentences(turn.text, turn.work, quoted=turn.role == "assistant")
+        said = _sentences(turn.text, turn.work, quoted=turn.role == "assistant", owned=True)
         if not (finds and last is not None and last.work and last.role == "assistant" and last.index == turn.index - 1):
             unfixed = []
         for sentence in said if turn.work else news_told(said):
+            owner, _, sentence = sentence.rpartition(_OWNER)  # the report's section over a list's label
             if finds and fixing(sentence):  # "… Let me fix this:": the problem said before it was
                 fix = how(sentence, before[0] if before[1] is None else "")
                 fix = _third_person(fix, turn)[0] if fix else ""
@@ -243,6 +245,8 @@ def distil(turns: list[Turn]) -> list[Note]:
                     unfixed.remove(earlier)
                 found = len(kept)
             note = _note(sentence, turn)
+            if note is not None and owner:
+                note = _with_owner(note, owner)
             if note is not None and turn.work:
                 note = _with_antecedent(note, named[0] if turn.index - named[1] <= 1 else _UNKNOWN)
             if note is not None and turn.work and _REFERS.match(note.text):
@@ -658,10 +662,11 @@ def _keyable(word: str, names: set[str]) -> bool:
 # -- one sentence --------------------------------------------------------------------------
 
 
-def _sentences(text: str, work: bool = False, quoted: bool = False) -> list[str]:
+def _sentences(text: str, work: bool = False, quoted: bool = False, owned: bool = False) -> list[str]:
     """The sentences of a turn's prose. `quoted`: the agent's markdown blockquotes ("> Add
     a `mix quality` alias to `mix.exs` ...", a plan or a spec it sets out) are prose; a user's
-    are what someone else said, and no note of theirs."""
+    are what someone else said, and no note of theirs. `owned`: a list label's sentence opens
+    with the report section that owns it, then _OWNER (else without it)."""
     from sentencex import segment
 
     if work and quoted:  # a fence inside the quote ("> ```elixir") is code all the same
@@ -688,7 +693,7 @@ def _sentences(text: str, work: bool = False, quoted: bool = False) -> list[str]
                          guarded)
         out.extend(s.strip().replace(_DOT, ".").replace(_BANG, "!").replace(_ASK, "?")
                    for s in segment(language, guarded) if s.strip())
-    return out
+    return out if owned else [s.rpartition(_OWNER)[2] for s in out]
 
 
 GATHER_ITEM_WORDS = 14  # a list item short enough to join its list's sentence
@@ -704,6 +709,107 @@ _STATE_LABEL = re.compile(r"^(?:[\w`'.-]+ ){0,2}?(?:\w{3,}(?:ed|en)|made|kept|bu
                           r"old|legacy|current|previous|before|after|now|was|not|no|todo|pending|planned|proposed|missing|"
                           r"broken|unused|deprecated|obsolete|optional|future|next|later|pros?|cons?|non-goals?)\b"
                           r"(?: [\w`'.-]+){0,2}(?: \([^)]*\))?:$", re.I)  # of the label's last sentence, a few words
+
+
+# A report's section heading owns the lists under it: "### 2. **BaseAgentAdapter** (617 lines)" then
+# "**Key Responsibilities**:" and its items. The heading's subject is its words without numbering, emphasis,
+# decoration, a parenthesis ("(617 lines)") or a trailing description ("**Frameworks System** - Methodology
+# Integration"); a heading of these words only names no thing, and its lists belong to the one above it.
+_SECTION_LINE = re.compile(r"^\s*(#{1,6})\s+(.*\S)\s*$")
+_SECTION_WORDS = frozenset("""
+key main core new more other additional final summary overview details detail findings finding highlights notes note
+results result status current recent changes change updates update next steps step what was were is are has have
+delivered done team consensus discovered hidden gems available important notable general introduction background
+context conclusion conclusions recommendation recommendations analysis deep dive quick reference tldr the a an of and
+for to in on with by how why where when who it its this that these those our your my all some
+architecture structure directory principle principles implementation components component features feature
+responsibilities patterns pattern approach strategy goals goal plan plans decisions decision design technology
+technologies stack repository statistics example examples usage complete ready problem problems solution solutions issue issues
+benefits benefit pros cons option options proposal proposals fix fixes evidence actions action understanding part
+phase section sections question questions answer answers idea ideas review reviews verdict impact risks risk
+""".split())
+_NUMBERING = re.compile(r"^(?:\d+(?:\.\d+)*[.)]?|[A-Z][.)]|step \d+:?)\s+", re.I)
+_NAMED_THING = re.compile(r"`[^`\n]+`|\b[A-Za-z]*[a-z][A-Z]\w*|\b[\w-]+\.[a-z]{1,5}\b|[\w.-]+/[\w.-]+")
+
+
+def _section_subject(heading: str, names: frozenset[str] = frozenset()) -> str:
+    """What a section heading names ("BaseAgentAdapter", "Claude Session Adapter", "CodeMie CLI"), or "":
+    a heading holding no name (code, a file, a mixed-case word, or a word the report writes capitalised
+    inside its sentences, `names`) is the document's own part ("Revised Approach", "Benefits")."""
+    text = _NUMBERING.sub("", _SYMBOLS.sub("", verbatim.sub(_EMPHASIS, "", heading)).strip()).strip()
+    glossed = bool(re.match(r"[A-Z][\w-]*(?: [A-Z][\w-]*)*(?: \([^()]+\)| [-–—] \S)", text))  # "Migration System - …"
+    if not (glossed or _NAMED_THING.search(text) or any(w.casefold() in names for w in re.findall(r"[A-Za-z]+", text))):
+        return ""
+    if text.endswith("?"):  # "Why Not BaseAgentAdapter?": a question, no subject
+        return ""
+    text = re.sub(r"\s*\([^()]*\)", "", text).strip().rstrip(":").strip()
+    text = re.split(r"\s+[-–—]\s+", text, maxsplit=1)[0].strip()
+    lead, colon, rest = text.partition(": ")
+    if colon and re.search(r"\d", lead):  # "Phase 4: Documentation & Finalization": the document's part
+        return ""
+    if colon:
+        text = rest.strip() if not _names_thing_words(lead) and len(rest.split()) <= 5 else lead
+    if re.search(r"\d", text):  # "Step 1.3", "Option 2", "Phase 4.1 Summary": the document's parts, not a thing
+        return ""
+    return text if _names_thing_words(text) and len(text.split()) <= 5 else ""
+
+
+_INNER_NAME = re.compile(r"(?<![\w'’.-])[a-z]+ ([A-Z][a-z]+)\b")  # "Parses Claude's JSONL format": a name
+
+
+def _proper_names(lines: list[str]) -> frozenset[str]:
+    """The words a report writes capitalised after a lower-case word, outside its headings: its names."""
+    return frozenset(m.group(1).casefold() for line in lines if not _SECTION_LINE.match(line)
+                     for m in _INNER_NAME.finditer(verbatim.sub(_EMPHASIS, "", line)))
+
+
+def _names_thing_words(text: str) -> bool:
+    words = [w.casefold() for w in re.findall(r"[\w'’.+/-]+", text)]
+    return any(w not in _SECTION_WORDS and w not in STOPWORDS_EN_PLUS and not w.isdigit()
+               and not re.fullmatch(r"\w{3,}ed", w) for w in words)  # "Revised Approach", "Recommended Actions"
+
+
+def _owned(label: str, owner: str) -> str:
+    """A list's label with the section that owns it marked before it (_OWNER), when the label does
+    not name a thing of its own: "Key Responsibilities:" under "### 2. BaseAgentAdapter";
+    "`health`:", "CodeMieCode (index.ts) - Main orchestrator:" or "Deleted (cleanup):" stays as it is.
+    The note is made of the label's sentence alone, then says its owner (`_with_owner`)."""
+    words = {w.casefold() for w in re.findall(r"\w+", label)}
+    if (not owner or _NAMED_THING.search(label) or _STATE_LABEL.match(re.split(r"(?<=[.!?])\s+", label)[-1])
+            or len(re.sub(r"\s*\([^()]*\)", "", label).split()) > 5
+            or all(w.casefold() in words for w in re.findall(r"\w+", owner))):
+        return label
+    return owner + _OWNER + label
+
+
+def _with_owner(note: Note, owner: str) -> Note:
+    """A note cut from a list under a report's section says whose it is: "BaseAgentAdapter's Key
+    Responsibilities: Installation management …", "Built-in Agent: Integration tests > Unit tests: …"."""
+    label = note.text.split(": ", 1)[0] if ": " in note.text else ""
+    phrase = re.sub(r"\s*\([^()]*\)", "", label).strip()
+    if label and len(phrase.split()) <= 4 and re.fullmatch(r"[A-Za-z][\w&/ -]*", phrase) and owner[-1:].isalnum():
+        mark = "'" if re.search(r"[^s]s$", owner) else "'s"  # "Best-Effort Heuristics'", "AgentCLI's"
+        return replace(note, text=f"{owner}{mark} {note.text}")
+    return replace(note, text=f"{owner}: {note.text}")
+
+
+def _under(under: str, label: str) -> str:
+    """A label under the one that says what was done to its items, its section's owner first:
+    "Fixed TruncatedText Component" + "Fixes Applied: " + "Pad all lines to width:"."""
+    owner, marked, label = label.rpartition(_OWNER)
+    return owner + marked + under + label
+
+
+def _flat(lines: list[str], j: int) -> bool:
+    """The list from line j (or after one blank line) has no item indented under another."""
+    if j < len(lines) and not lines[j].strip():
+        j += 1
+    depth = len(lines[j]) - len(lines[j].lstrip()) if j < len(lines) else 0
+    while j < len(lines) and _LIST_MARK.match(lines[j]) and not lines[j].lstrip().startswith("#"):
+        if len(lines[j]) - len(lines[j].lstrip()) > depth:
+            return False
+        j += 1
+    return True
 
 
 def _gathered(lines: list[str]) -> list[str]:
@@ -723,9 +829,16 @@ def _gathered(lines: list[str]) -> list[str]:
     out: list[str] = []
     owners: list[tuple[str, int, bool]] = []  # the labels over the items here (innermost last), their items' depth,
     # and whether the innermost says what was done to them
+    sections: list[tuple[int, str]] = []  # the report's headings over this line: their level and subject
+    names = _proper_names(lines)
     i = 0
     while i < len(lines):
         bare = _bare(lines[i])
+        section = _SECTION_LINE.match(lines[i])
+        if section:
+            level = len(section.group(1))
+            sections = [s for s in sections if s[0] < level] + [(level, _section_subject(section.group(2), names))]
+        owner = next((s for _, s in reversed(sections) if s), "")
         stripped = lines[i].lstrip()
         depth = len(lines[i]) - len(stripped)
         listed = bool(_LIST_MARK.match(lines[i])) and not stripped.startswith("#")
@@ -736,13 +849,20 @@ def _gathered(lines: list[str]) -> list[str]:
         # an item cut from its list, under a label saying what was done to it
         under = owners[-1][0] + " " if owners and listed and depth == owners[-1][1] and owners[-1][2] else ""
         label = bare.endswith(":") and bool(bare[:-1].strip()) and not stripped.startswith(_NOT_PROSE)
-        heading = _HEADING.match(lines[i])
-        if heading and not label and _items_follow(lines, i + 1):  # "## Next steps" over its list: its label
+        heading = _HEADING.match(lines[i]) or (None if stripped[:1] in "*_#" else _HEADING.match(_DECORATION.sub("", stripped)))
+        if heading and not label and _items_follow(lines, i + 1):  # "## Next steps", "✅ **Zero TODOs**" over its list
             bare, label = heading.group(1).strip().rstrip(":") + ":", True
+        elif (section and not label and sections[-1][1] and _items_follow(lines, i + 1)
+              and _flat(lines, i + 1)):
+            # "### **Claude Session Adapter** (442 lines)" over a plain list: what it names is the list's label
+            bare, label = sections[-1][1] + ":", True
+        if label and _OWNER not in under:
+            bare = _owned(bare, owner)
         if label and stripped and _items_follow(lines, i + 1):
             first = i + 1 if lines[i + 1].strip() else i + 2
-            says = bool(under) or bool(_STATE_LABEL.match(re.split(r"(?<=[.!?])\s+", bare)[-1]))
-            owners.append((under + bare, len(lines[first]) - len(lines[first].lstrip()), says))
+            says = (bool(under) or bool(_STATE_LABEL.match(re.split(r"(?<=[.!?])\s+", bare)[-1]))
+                    or _OWNER in bare)  # or a section owns it: "AgentCLI's Main Commands: `health`: …"
+            owners.append((_under(under, bare), len(lines[first]) - len(lines[first].lstrip()), says))
         j = i + 1 if label else i
         if label:  # "Completed tasks:", a blank line, then the list: the label is still the list's
             while (j < len(lines) and not lines[j].strip() and _items_follow(lines, j + 1)
@@ -764,7 +884,7 @@ def _gathered(lines: list[str]) -> list[str]:
             j += 1
         items = _same_said(items)
         if len(items) >= (1 if parent else 2 if label else 3):
-            head = under + (bare if bare.endswith(":") else bare.rstrip(".") + ":") + " " if label or parent else ""
+            head = _under(under, bare if bare.endswith(":") else bare.rstrip(".") + ":") + " " if label or parent else ""
             group: list[str] = []
             for item in items:
                 if group and len(head) + sum(len(g) + 2 for g in group) + len(item) > GATHER_CHARS:
@@ -780,6 +900,7 @@ def _gathered(lines: list[str]) -> list[str]:
     return out
 
 
+_DECORATION = re.compile(r"^[^\w\s*_#`'\"(\[/.~@$<-]+\s*")  # a leading ✅ before a bold title
 _HEADING = re.compile(r"^\s*(?:#{1,6}\s+|\*\*|__)(?!.*\*\*\s*\S.*\*\*)(.+?)(?:\*\*|__)?\s*$")
 
 
