@@ -50,6 +50,8 @@ _FENCE = re.compile(r"^\s*(```|~~~).*?^\s*\1[^\n]*$", re.M | re.S)
 _DOTTED = re.compile(r"\w\.(?=\w)")
 _RELATIVE_DOTS = re.compile(r"(?<![\w.])\.{1,2}(?=/)")  # `./config.ts`, ../logs: a path, no sentence's end
 _OWNER = "\ue003"  # between a list label's owning section and the label, until the note is made (_with_owner)
+_SECTION = "\ue004"  # after the report's sections a line is under (their subjects, outermost first), until its note
+_PATH = "\x1f"  # between those subjects
 _DOT = "\ue000"  # a private-use character stands for a dot inside a name while sentences are cut
 _BANG, _ASK = "\ue001", "\ue002"  # and for "!" and "?" inside a code span
 _LIST_MARK = re.compile(r"^\s*(?:[-*+•]|\d+[.)]|#{1,6})\s+")
@@ -151,6 +153,7 @@ class Note:
     words: list[str] = field(default_factory=list)  # content words
     prompted_by: tuple[str, ...] = ()  # the question this answers, when it left no note of its own
     refers: bool = False  # its subject is a pronoun for what the note before it (same turn) says: never apart
+    section: str = ""  # the subjects of the report's sections it was cut from, outermost first (_PATH between)
 
 
 @dataclass
@@ -229,7 +232,8 @@ def distil(turns: list[Turn]) -> list[Note]:
         if not (finds and last is not None and last.work and last.role == "assistant" and last.index == turn.index - 1):
             unfixed = []
         for sentence in said if turn.work else news_told(said):
-            owner, _, sentence = sentence.rpartition(_OWNER)  # the report's section over a list's label
+            section, _, sentence = sentence.rpartition(_SECTION)  # the report's sections over the sentence
+            owner, _, sentence = sentence.rpartition(_OWNER)  # and the one owning a list's label
             if finds and fixing(sentence):  # "… Let me fix this:": the problem said before it was
                 fix = how(sentence, before[0] if before[1] is None else "")
                 fix = _third_person(fix, turn)[0] if fix else ""
@@ -247,6 +251,8 @@ def distil(turns: list[Turn]) -> list[Note]:
             note = _note(sentence, turn)
             if note is not None and owner:
                 note = _with_owner(note, owner)
+            if note is not None and section:
+                note.section = section
             if note is not None and turn.work:
                 note = _with_antecedent(note, named[0] if turn.index - named[1] <= 1 else _UNKNOWN)
             if note is not None and turn.work and _REFERS.match(note.text):
@@ -565,6 +571,8 @@ def group(notes: list[Note], names: set[str], *, thread: bool = False) -> list[B
         shared = [k for k in keys if df[k] >= 2]
         key = max(shared, key=lambda k: (df[k], -keys.index(k))) if shared else ""
         block = by_key.get((key, note.core)) if key and not thread and not note.core else None
+        if block is not None and _apart(block, note):
+            block = None  # a word shared by two sections of reports is no shared subject
         referent = note.refers and bool(blocks) and blocks[-1].notes[-1].turn is note.turn
         if referent:
             block = blocks[-1]  # "They are large, ...": where the note it refers to is
@@ -590,6 +598,18 @@ def group(notes: list[Note], names: set[str], *, thread: bool = False) -> list[B
             by_key[(key, note.core)] = block
         block.notes.append(note)
     return blocks
+
+
+def _apart(block: Block, note: Note) -> bool:
+    """Whether a note cut from a report's section is about another thing than the block's notes,
+    cut from other sections ("Integration tests in `tests/integration/` …" of the overview's testing
+    section and "`executeTaskWithUI()` - Batch execution …" of the deep dive's built-in agent, joined
+    by "execution"): one section is not within the other."""
+    if not note.section:
+        return False
+    mine = note.section.split(_PATH)
+    theirs = [n.section.split(_PATH) for n in block.notes if n.section]
+    return bool(theirs) and not any(t[:len(mine)] == mine or mine[:len(t)] == t for t in theirs)
 
 
 def _continues(block: Block, note: Note, key: str, thread: bool) -> bool:
@@ -665,8 +685,9 @@ def _keyable(word: str, names: set[str]) -> bool:
 def _sentences(text: str, work: bool = False, quoted: bool = False, owned: bool = False) -> list[str]:
     """The sentences of a turn's prose. `quoted`: the agent's markdown blockquotes ("> Add
     a `mix quality` alias to `mix.exs` ...", a plan or a spec it sets out) are prose; a user's
-    are what someone else said, and no note of theirs. `owned`: a list label's sentence opens
-    with the report section that owns it, then _OWNER (else without it)."""
+    are what someone else said, and no note of theirs. `owned`: a sentence under a report's
+    sections opens with their subjects, then _SECTION, and a list label's with the section that
+    owns it, then _OWNER (else without either)."""
     from sentencex import segment
 
     if work and quoted:  # a fence inside the quote ("> ```elixir") is code all the same
@@ -680,6 +701,7 @@ def _sentences(text: str, work: bool = False, quoted: bool = False, owned: bool 
     if work:  # a checklist is the agent's plan, its todo list: no note ("- [ ] Build project: `npm run build`")
         lines = [line for line in lines if not _CHECKBOX.match(line)]
     for line in _gathered(lines) if work else lines:
+        section, _, line = line.rpartition(_SECTION)
         line = line.strip()
         if not line or line.startswith(_NOT_PROSE) or _HEADER_LINE.match(line) or _STACK_FRAME.match(line):
             continue
@@ -691,7 +713,8 @@ def _sentences(text: str, work: bool = False, quoted: bool = False, owned: bool 
         # `\x1b[0m` reset before `...` ellipsis to prevent style leaking")
         guarded = re.sub(r"`[^`\n]+`", lambda m: m.group(0).replace("!", _BANG).replace("?", _ASK).replace(".", _DOT),
                          guarded)
-        out.extend(s.strip().replace(_DOT, ".").replace(_BANG, "!").replace(_ASK, "?")
+        out.extend((section + _SECTION if section and owned else "")
+                   + s.strip().replace(_DOT, ".").replace(_BANG, "!").replace(_ASK, "?")
                    for s in segment(language, guarded) if s.strip())
     return out if owned else [s.rpartition(_OWNER)[2] for s in out]
 
@@ -839,6 +862,8 @@ def _gathered(lines: list[str]) -> list[str]:
             level = len(section.group(1))
             sections = [s for s in sections if s[0] < level] + [(level, _section_subject(section.group(2), names))]
         owner = next((s for _, s in reversed(sections) if s), "")
+        path = _PATH.join(s for _, s in sections if s)
+        at = len(out)
         stripped = lines[i].lstrip()
         depth = len(lines[i]) - len(stripped)
         listed = bool(_LIST_MARK.match(lines[i])) and not stripped.startswith("#")
@@ -892,10 +917,12 @@ def _gathered(lines: list[str]) -> list[str]:
                     group = []
                 group.append(item)
             out.append(head + "; ".join(group) + ".")
+            out[at:] = [path + _SECTION + line for line in out[at:]] if path else out[at:]
             i = j
             continue
         mark = _LIST_MARK.match(lines[i]) if under else None
         out.append(lines[i][:mark.end()] + under + lines[i][mark.end():] if mark else lines[i])
+        out[at:] = [path + _SECTION + line for line in out[at:]] if path else out[at:]
         i += 1
     return out
 

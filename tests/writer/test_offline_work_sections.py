@@ -97,3 +97,20 @@ def test_real_lists_keep_the_heading_that_owns_them(blind):
     assert "Frameworks System: BMAD: Business Methodology for Agile Development with AI;" in overview, overview
     assert "; Initialize via `codemie-claude init bmad`." in overview
     assert not any(s.startswith("Initialize via") for s in _sentences(overview))
+
+
+def _blocks(tmp_path_factory, name: str, path) -> list[str]:
+    store, sid = _imported(tmp_path_factory.mktemp(name), "claude-code", path)
+    return [b for bs in _written(store, sid).values() for b in bs]
+
+
+def test_a_word_two_sections_share_does_not_join_them(tmp_path_factory):
+    """read9's row 6: the overview's testing section ("Integration tests in `tests/integration/`;
+    Parallel execution with 2-8 threads") and the deep dive's built-in agent ("`executeTaskWithUI()` -
+    Batch execution with progress") were one block, joined by "execution"; the built-in agent's own
+    notes (its orchestrator, its execution modes) stay together."""
+    blocks = _blocks(tmp_path_factory, "deep-dive", DEEP_DIVE)
+    tests = [b for b in blocks if "Integration tests in `tests/integration/`" in b]
+    agent = [b for b in blocks if "`executeTaskWithUI()` - Batch execution" in b]
+    assert tests and agent and not set(tests) & set(agent), blocks
+    assert any("Built-in Agent's Execution Modes: `planMode.ts`" in b for b in agent), agent
