@@ -692,6 +692,7 @@ def _sentences(text: str, work: bool = False, quoted: bool = False, owned: bool 
 
     if work and quoted:  # a fence inside the quote ("> ```elixir") is code all the same
         text = "\n".join(_QUOTE.sub("", line) for line in text.splitlines())
+    tree = _tree_folders(text) if work else {}
     text = _FENCE.sub(" ", text)
     out: list[str] = []
     lines = text.splitlines()
@@ -700,7 +701,7 @@ def _sentences(text: str, work: bool = False, quoted: bool = False, owned: bool 
     lines = _unwrapped(lines)
     if work:  # a checklist is the agent's plan, its todo list: no note ("- [ ] Build project: `npm run build`")
         lines = [line for line in lines if not _CHECKBOX.match(line)]
-    for line in _gathered(lines) if work else lines:
+    for line in _gathered(lines, tree) if work else lines:
         section, _, line = line.rpartition(_SECTION)
         line = line.strip()
         if not line or line.startswith(_NOT_PROSE) or _HEADER_LINE.match(line) or _STACK_FRAME.match(line):
@@ -835,7 +836,40 @@ def _flat(lines: list[str], j: int) -> bool:
     return True
 
 
-def _gathered(lines: list[str]) -> list[str]:
+_TREE_ENTRY = re.compile(r"^((?:[│|]   |    )*)(?:├──|└──)\s+([^\s#→]+)")
+_TREE_ROOT = re.compile(r"^\s*((?:~|\.{1,2})?/?[\w@.-]+(?:/[\w@.-]+)*/)\s*$")
+
+
+def _tree_folders(text: str) -> dict[str, list[str]]:
+    """The folders a file tree in the turn's code names ("src/agents/" over "├── codemie-code/" over
+    "│   ├── ui/"), each under its own name: {"ui/": ["src/agents/codemie-code/ui/"], …}."""
+    out: dict[str, list[str]] = {}
+    for fence in _FENCE.finditer(text):
+        root = ""
+        stack: list[str] = []
+        for line in fence.group(0).splitlines()[1:]:
+            entry = _TREE_ENTRY.match(line)
+            if entry is None:
+                root = root or (m.group(1) if not stack and (m := _TREE_ROOT.match(line)) else "")
+                continue
+            if not root:  # a tree without its root says no folder's whole path
+                break
+            stack = stack[:len(entry.group(1)) // 4] + [entry.group(2)]
+            if entry.group(2).endswith("/"):
+                out.setdefault(entry.group(2), []).append(root + "".join(stack))
+    return out
+
+
+def _placed(label: str, tree: dict[str, list[str]]) -> str:
+    """A label's folder said whole when the turn's file tree holds one folder of that name:
+    "UI Components (ui/):" is "UI Components (src/agents/codemie-code/ui/):"."""
+    def whole(m: re.Match[str]) -> str:
+        paths = tree.get(m.group(1), [])
+        return f"({paths[0]})" if len(paths) == 1 else m.group(0)
+    return re.sub(r"\((\w[\w.-]*/)\)", whole, label) if tree else label
+
+
+def _gathered(lines: list[str], tree: dict[str, list[str]] | None = None) -> list[str]:
     """In a working session, a short list is one sentence with what introduces it: "Updated
     the dark theme:" then "- `accent`: `#8abeb7`", "- `green`: `#b5bd68`" becomes "Updated the
     dark theme: `accent` is `#8abeb7`; `green` is `#b5bd68`." What introduces a list is a line
@@ -882,7 +916,7 @@ def _gathered(lines: list[str]) -> list[str]:
             # "### **Claude Session Adapter** (442 lines)" over a plain list: what it names is the list's label
             bare, label = sections[-1][1] + ":", True
         if label and _OWNER not in under:
-            bare = _owned(bare, owner)
+            bare = _owned(_placed(bare, tree or {}), owner)
         if label and stripped and _items_follow(lines, i + 1):
             first = i + 1 if lines[i + 1].strip() else i + 2
             says = (bool(under) or bool(_STATE_LABEL.match(re.split(r"(?<=[.!?])\s+", bare)[-1]))

@@ -80,7 +80,7 @@ def test_real_lists_keep_the_heading_that_owns_them(blind):
     assert "BaseAgentAdapter's Key Responsibilities: Installation management" in deep, deep
     assert "Key Responsibilities: Telemetry grace period" not in deep.replace("BaseAgentAdapter's Key", "")
     assert "AgentCLI's Main Commands: `init [framework]`: Initialize SpecKit/BMAD." in deep
-    assert "Built-in Agent's UI Components (ui/): `progressTracker.ts` - Task progress display" in deep
+    assert "Built-in Agent's Execution Modes: `planMode.ts` - Planning-first" in deep
     assert "Claude Session Adapter's Key Features: Parses Claude's JSONL format" in deep
     assert "BaseAgentAdapter's Cross-Platform Support: Windows:" in deep
     assert "Type System's Core Interfaces: `AgentAdapter` - Standard interface" in deep
@@ -114,3 +114,18 @@ def test_a_word_two_sections_share_does_not_join_them(tmp_path_factory):
     agent = [b for b in blocks if "`executeTaskWithUI()` - Batch execution" in b]
     assert tests and agent and not set(tests) & set(agent), blocks
     assert any("Built-in Agent's Execution Modes: `planMode.ts`" in b for b in agent), agent
+
+
+def test_a_labels_folder_is_said_whole_from_the_reports_file_tree(blind, tmp_path):
+    """read9's row 7: "UI Components (ui/):" of the deep dive, whose file tree (in a code fence) puts
+    `ui/` under "src/agents/" > "codemie-code/"; a folder the tree holds twice, or a tree without its
+    root line, says no whole path."""
+    deep = blind["deep-dive"]
+    assert "UI Components (src/agents/codemie-code/ui/): `progressTracker.ts` - Task progress display" in deep, deep
+    assert "Tool System (src/agents/codemie-code/tools/): Bash, Read, Write" in deep
+    text = _session(tmp_path, [
+        ("user", "Where do the helpers live?"),
+        ("assistant", "```\nsrc/\n├── core/\n│   └── utils/\n└── cli/\n    └── utils/\n```\n\n"
+                      "### **ShopCLI** (cli.ts)\n\n**Helpers** (utils/):\n- `slugify()` - Turns a title into a URL slug\n"
+                      "- `money()` - Formats cents as euros")])
+    assert "(utils/)" in text and "src/core/utils/" not in text and "src/cli/utils/" not in text, text
