@@ -29,6 +29,7 @@ from .keywords import COMMON_WORDS, FILLER, content_words, is_content, keyphrase
 from .pasted import without_listing
 from .people import compact, concrete, keeps_company, news_told
 from .moved import moved_away
+from .overturned import corrected, done_later, unmade
 from .repeated import said_once
 from .replies import answered
 from .revalued import superseded
@@ -303,7 +304,7 @@ def distil(turns: list[Turn]) -> list[Note]:
                 unfixed.append(note)
         if turn.work and turn.role == "user" and _REJECTED.search(turn.text[:200]):
             notes = _rejected(notes, turn)
-    return _revalued(_superseded(notes))
+    return _revalued(_overturned(_superseded(notes), turns))
 
 
 def _subject_given(kept: list[Note], asked: Turn, notes: list[Note]) -> list[Note]:
@@ -371,6 +372,29 @@ def _revalued(notes: list[Note]) -> list[Note]:
     # a sub-agent's report is planned after the main thread: a move is later by when it was said
     kept = moved_away(superseded(notes, lambda n: n.turn.index, rewrite), lambda n: (n.turn.at, n.turn.index), rewrite)
     return said_once(kept, rewrite)
+
+
+def _overturned(notes: list[Note], turns: list[Turn]) -> list[Note]:
+    """In a working session, the agent's statement that a named thing is not done which a later turn
+    of its says is done, and its denials a later turn marked as its correction is about, are not kept
+    (overturned.py)."""
+    if not notes or not notes[0].turn.work:
+        return notes
+
+    def rewrite(n: Note, text: str) -> Note:
+        return Note(text, n.turn, n.core, n.subject, content_words(text), n.prompted_by)
+
+    def stand(line: str, name: str, turn: Turn) -> Note | None:
+        """The later statement as a note of its turn: "Fixed! Now `userMessageText` is actually used - it
+        sets …" is "`userMessageText` is used - it sets …"."""
+        said = next((x for x in _sentences(line, True, True) if name in x.casefold()), "")
+        said = _NOW_LEAD.sub("", said)
+        return _note(upper_first(said), turn) if said else None
+
+    return unmade(corrected(done_later(notes, turns, rewrite, stand), turns, rewrite), turns, rewrite)
+
+
+_NOW_LEAD = re.compile(r"^(?:(?:fixed|done|perfect|great|ok(?:ay)?|good)[!.,:]?\s+)*(?:now|so now)\s*,?\s+", re.I)
 
 
 # a note whose subject is a pronoun for what the sentence before named ("They are large, branch-specific ...")
