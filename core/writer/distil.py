@@ -30,6 +30,7 @@ from .pasted import without_listing
 from .people import compact, concrete, keeps_company, news_told
 from .moved import moved_away
 from .overturned import corrected, done_later, unmade
+from .hype import measured_only
 from .repeated import said_once
 from .replies import answered
 from .revalued import superseded
@@ -91,7 +92,8 @@ _NARRATION = re.compile(
     r"i want to|i can now|i'd like to|we need to|we'll|time to|going to|starting|continuing|moving on|back to|"
     r"next up|proceeding|working on)\b"
     r"|i(?:'m| am) (?:now |also |just |still )?(?:going|about|ready|done|on it|\w{2,}ing)\b"
-    r"|(?:i|we)(?:'ve| have)(?: now)? (?:a |the |full |all |enough |successfully |now )?(?:clear|good|full|complete|"
+    r"|(?:i|we)(?:'ve| have)(?: now)? (?:a |the |full |all |enough |successfully |now )?"
+    r"(?:(?:thoroughly|carefully|extensively|closely) )?(?:clear|good|full|complete|"
     r"better|thorough|understanding|picture|context|everything|read|reviewed|looked|checked|explored|examined|"
     r"finished|completed)\b)", re.I)
 # tool bookkeeping and status: tests/builds/linters passing, files updated, work committed
@@ -377,7 +379,7 @@ def _revalued(notes: list[Note]) -> list[Note]:
 def _overturned(notes: list[Note], turns: list[Turn]) -> list[Note]:
     """In a working session, the agent's statement that a named thing is not done which a later turn
     of its says is done, and its denials a later turn marked as its correction is about, are not kept
-    (overturned.py)."""
+    (overturned.py), nor what nobody measured: grades, praise and forecasts of the work (hype.py)."""
     if not notes or not notes[0].turn.work:
         return notes
 
@@ -391,7 +393,8 @@ def _overturned(notes: list[Note], turns: list[Turn]) -> list[Note]:
         said = _NOW_LEAD.sub("", said)
         return _note(upper_first(said), turn) if said else None
 
-    return unmade(corrected(done_later(notes, turns, rewrite, stand), turns, rewrite), turns, rewrite)
+    kept = unmade(corrected(done_later(notes, turns, rewrite, stand), turns, rewrite), turns, rewrite)
+    return measured_only(kept, rewrite)
 
 
 _NOW_LEAD = re.compile(r"^(?:(?:fixed|done|perfect|great|ok(?:ay)?|good)[!.,:]?\s+)*(?:now|so now)\s*,?\s+", re.I)
@@ -1097,6 +1100,7 @@ _GIT_STATE = re.compile(
     r"\bworking (?:tree|directory|copy) (?:is )?(?:now |still )?clean\b|^nothing (?:added )?to commit\b|"
     r"^your branch is (?:up to date|ahead|behind)\b|^(?:already|everything) up[- ]to[- ]date\b|"
     r"\b\d+ files? changed\b|\b\d+ insertions?\(\+\)|"
+    r"\b(?:was|were|is|are|been|got)\s+(?:already\s+|now\s+)?(?:committed|pushed|staged)\b|"
     r"\b(?:is|are) now (?:un)?blocked\b|\b(?:running|runs|ran|builds|compiles) clean(?:ly)?\b", re.I)
 _COUNTED = re.compile(r"\b\d+ (?:new |total |more |passing |failing |[A-Z]\w+ )?(?:[a-z]+ )?(?:tests?|doctests?|specs?|"
                       r"failures?|errors?|warnings?|assertions?|suites?)\b")
@@ -1146,7 +1150,22 @@ def _thin(sentence: str) -> bool:
             and bool(_VAGUE.search(sentence)))
 
 
+# the agent offering what it could do next ("I can explore: Built-in LangGraph agent …; …", "If you'd like, I
+# could also review …"): no fact of the project
+_OFFERED = re.compile(r"^(?:(?:if you(?:'d| would)? (?:like|want)|if (?:that|this) helps|(?:want|need) to dive deeper[^?]*\?)"
+                      r"[,\s]*)?(?:i|we) (?:can|could) (?:also |further |then )?(?:explore|dive|look|help|investigate|walk|"
+                      r"show|explain|go|continue|proceed|review|check|dig|elaborate|expand|provide|assist)\b", re.I)
+# a line of `git log` ("3243610 - Expand conversation sync tests: …"): git keeps it
+_COMMIT_LINE = re.compile(r"^`?[0-9a-f]{7,12}`?\s+[-–—:]\s+\S")
+# a reference to numbered steps the note does not say ("Steps 1-5 assume manual execution.")
+_NUMBERED_REF = re.compile(r"^(?:steps?|tasks?|items?|points?)\s+\d+(?:\s*[-–,&]\s*\d+)*\s+(?![(:])", re.I)
+
+
 def _note(sentence: str, turn: Turn) -> Note | None:
+    if turn.work and turn.role == "assistant" and (
+            _OFFERED.match(sentence) or _COMMIT_LINE.match(sentence)
+            or _NUMBERED_REF.match(sentence) and len(sentence.split()) <= 8 and not re.search(r"[`/]", sentence)):
+        return None
     if turn.delegated and _instructs(sentence):
         return None  # the agent's task for a sub-agent, not the user's request nor a fact
     if turn.work and _status_line(_SYMBOLS.sub("", sentence)):
