@@ -8,8 +8,10 @@ Confidence: 100%: … No unknowns, no assumptions, no guesswork", "VERDICT: SPEC
 well-architected codebase …", "Reduction is 30x fewer file reads", "Real-time metrics:
 Sub-100ms response time", "3-hour implementation". None of it was measured; the next session that
 reads it as fact is misled. Such
-a statement goes (a gathered list's item, or its label with the list when the label is the
-grade: "Implementation Confidence: 100%: …"); a list mostly of them goes whole.
+a statement goes (a gathered list's item, or its label with the list when the label is the grade:
+"Implementation Confidence: 100%: …"); a list mostly of them goes whole; a forecast trailing what a
+statement says goes from it ("`matchesSessionPattern()` - Date filtering for 30x performance" is
+"`matchesSessionPattern()` - Date filtering").
 
 What was measured stays: a figure with its measurement ("100% line coverage" from the coverage
 tool, "took 0.73 s", "the benchmark gives 1.2x", "1508 → 1362 lines"), a target that is a
@@ -47,6 +49,10 @@ _ESTIMATE = re.compile(r"\b(?:estimat\w*|projected|expected|target)\b", re.I)
 _FACTOR = re.compile(r"(?<![\w.#])~?\d+(?:\.\d+)?\s*[x×](?!\w)|\b(?i:sub)-\d+\s*(?:ms|s|µs)\b|"
                      r"\b(?i:in|takes?|within)\s+~\d+(?:-\d+)?\s*(?i:hours?|days?|minutes?)\b|"
                      r"\b\d+(?:-\d+)?[- ](?i:hours?|days?)\s+(?i:implementation|of work|effort)\b")
+# a forecast trailing a statement of what the thing does ("`matchesSessionPattern()` - Date filtering for 30x
+# performance", "date filtering with ~30x improvement", "Reduces filesystem traversal by ~30x"): the forecast goes
+_FACTOR_TAIL = re.compile(r"\s+(?i:for|with|by|giving)\s+(?:(?i:an?)\s+)?~?\d+(?:\.\d+)?\s*[x×](?:\s+(?i:improvement|"
+                          r"performance|speed-?up|faster|reduction|gain|fewer \w+|less \w+))?\s*$")
 # a measurement said with the figure
 _MEASURED = re.compile(r"\b(?:measured|benchmark\w*|bench|timed|profil\w+|took|ran in|median|mean|cpu|wall|"
                        r"observed|reported by|according to|output shows?)\b", re.I)
@@ -67,23 +73,27 @@ def unmeasured(piece: str) -> bool:
     return not _MEASURED.search(piece) and not _ESTIMATE.search(piece) and bool(_FACTOR.search(piece))
 
 
+def _without_forecast(piece: str) -> str:
+    """The statement without a forecast trailing what it says (or as it was)."""
+    bare = piece.rstrip(".!")
+    cut = _FACTOR_TAIL.sub("", bare)
+    return cut if cut != bare and len(cut.split()) >= 2 and not unmeasured(cut) else piece
+
+
 def measured_only(notes: Sequence[N], rewrite: Callable[[N, str], N]) -> list[N]:
     """The notes without their grades, praise and forecasts: a statement, an item, or the list whose
-    label is one or whose items mostly are."""
+    label is one or whose items mostly are; a forecast trailing a statement goes from it."""
     out: list[N] = []
     for note in notes:
         if note.core:
             out.append(note)
             continue
         label, items = split(note.text)
-        if len(items) == 1 and not label:
-            if not unmeasured(note.text):
-                out.append(note)
-            continue
         if label and unmeasured(label[:-2]):
             continue  # "Implementation Confidence: 100%: …": the list is the grade's
-        left = [p for p in items if not unmeasured(p)]
-        if len(left) == len(items):
+        cut = [_without_forecast(p) for p in items]
+        left = [p for p in cut if not unmeasured(p)]
+        if left == items:
             out.append(note)
         elif left and len(left) * 2 >= len(items):
             out.append(rewrite(note, join(label, left)))

@@ -40,7 +40,7 @@ def test_a_finding_the_agent_marked_as_corrected_and_a_todo_written_later_are_no
     assert "`parseIncrementalMetrics` is TODO" not in text
     assert "Complete `parseIncrementalMetrics` logic" not in text  # the review's to-do, done
     assert "Required changes before implementation" not in text  # "All blocking issues resolved:"
-    assert "`parseIncrementalMetrics()` - 156 lines, delta-based updates." in text
+    assert "`parseIncrementalMetrics()` - 156 lines, delta-based updates" in text
     assert any("TODO is not acceptable, implementation must be full." in b for b in topics["core.md"])
 
 
