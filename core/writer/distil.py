@@ -289,7 +289,11 @@ def distil(turns: list[Turn]) -> list[Note]:
         # a patch release (0.7.29 -> 0.7.30)?", not "Would you like me to continue with WP15 ...?")
         asked = turn if re.search(r"[?？]\s*$", turn.text.strip()) and (not kept or turn.work and not _OFFER.search(
             turn.text.strip().splitlines()[-1])) else None
-        best = min(range(len(kept)), key=lambda i: (-_weight(kept[i]), i), default=None)
+        # a working session's rule is kept anyway (the core's): the turn's best note is the best of the rest ("TODO
+        # is not acceptable, implementation must be full. comments about performance also valid, need to look only
+        # for current date while performing matching for session."); between people as tuned (LoCoMo)
+        best = min((i for i in range(len(kept)) if not (turn.work and kept[i].core)),
+                   key=lambda i: (-_weight(kept[i]), i), default=None)
         chosen = [i == best or n.core or _specific_undated(n) or _full_chinese(n) for i, n in enumerate(kept)]
         for i in range(len(kept) - 1, 0, -1):  # a note kept for what it says keeps the one its pronoun stands for
             chosen[i - 1] = chosen[i - 1] or chosen[i] and kept[i].refers

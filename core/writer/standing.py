@@ -45,6 +45,16 @@ _DEICTIC = re.compile(r"^(?:(?:however|but|and|so|also)\s+)?(?:(?:the|this|that)
                       r"last|new|old)\s+)?(?:issue|problem|bug|task|fix|plan|proposal|changes?|pr|error|solution|"
                       r"approach|idea|question|result|output|option|step)\b|option\s+\w+\b)", re.I)
 _DEICTIC_PRONOUN = re.compile(r"^(?:this|that|it|these|those)\b", re.I)
+# one task's definition of done or its scope, not a standing rule: "Don't stop until all functions are ported,
+# tests pass, and you have 100% coverage", "keep going until the build is green", "no console logs in this PR!"
+_TASK_SCOPED = re.compile(
+    r"\b(?:(?:don't|do not|never|not)\s+(?:stop|quit|give up|finish|end|return|halt|rest|come back|report back)|"
+    r"keep (?:going|working|trying|iterating|at it)|continue|carry on)\b[^.;!?]*\b(?:until|till|before|unless)\b|"
+    r"\b(?:for|in|on|during|of)\s+(?:this|the current)\s+(?:pr|pull request|task|ticket|branch|port|migration|"
+    r"refactor\w*|sprint|commit|run|session|step|spike|experiment|change|story)\b|"
+    r"\b(?:for now|for the moment|for the time being|this time|right now|at the moment)\b|"
+    r"\b(?:when|once|after)\s+(?:you(?:'re| are| have)|it(?:'s| is)|everything(?:'s| is)|that(?:'s| is))\s+"
+    r"(?:all\s+)?(?:done|finished|complete|through)\b", re.I)
 _CHATTER_DONT = frozenset({"worry", "bother", "mind", "forget", "stop", "go", "wait", "panic", "care", "know", "think"})
 # the user's anger is not memory: intensifiers go; a clause that insults is dropped
 _CURSE_WORDS = re.compile(r"\s*\b(?:fucking|fuckin|freaking|bloody|omfg|wtf|jesus|damn|goddamn|dude|my dude)\b[,!]*",
@@ -68,7 +78,9 @@ def is_rule(sentence: str) -> bool:
     sentence about "this"/"that" the reader of the core cannot see). Its words anywhere in
     the sentence: must, never, always (as a rule, not how a thing behaves), don't, no X!,
     only, prefer, avoid; a value held ("performance is crucial", "important not to commit
-    until the final step"); a two-word "Don't overcomplicate."."""
+    until the final step"); a two-word "Don't overcomplicate.". Never one task's definition of
+    done or its scope ("Don't stop until all functions are ported, tests pass, and you have 100%
+    coverage", "no console logs in this PR!", "for now …")."""
     words = sentence.split()
     if sentence.endswith(("?", "？")) or APOLOGY.search(sentence):
         return False
@@ -81,6 +93,8 @@ def is_rule(sentence: str) -> bool:
         return False  # "don't modify the theme, look into the footer sources": what to do now, not a rule
     clauses = [c.strip() for c in re.split(r"[,;]\s*|:\s+|\s+(?:—|–|-)\s+", sentence) if c.strip()]
     ruling = [c for c in clauses if _RULE.search(c) or _ALWAYS.search(c) or _MATTERS.search(c) or _MATTERS_LEAD.match(c)]
+    if _TASK_SCOPED.search(sentence):
+        return False  # the task in hand's definition of done ("don't stop until …"), its scope ("in this PR")
     if _DEICTIC_PRONOUN.match(sentence) and not _MATTERS_LEAD.match(sentence):
         return False  # "That must never happen" alone: the core's reader cannot see what
     # a rule clause about the matter in hand ("the issue must be addressed") is none
