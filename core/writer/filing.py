@@ -91,6 +91,54 @@ def project_name(cwd: str) -> str:
     return slug(named[-1]) if named else slug(folders[-1]) if folders else ""
 
 
+def generic_folder(cwd: str) -> bool:
+    """A working directory whose project name says nothing of the project: every folder of it
+    generic (`/Users/user/repo`) or made by mkdtemp (`/tmp/tmpqwh7888i`)."""
+    name = project_name(cwd)
+    return not name or name in GENERIC_DIRS
+
+
+# what the turns call the project: "the codemie-code repository", "this Python project", "the todo app"
+_PROJECT_NOUNS = r"(?:project|repository|repo|codebase|monorepo|library|package|crate|app|application|service|cli)"
+_NAMED_PROJECT = re.compile(r"\b(?:the|this|our|your|my)\s+((?:[A-Za-z][\w.-]*[A-Za-z0-9]\s+){1,2}?)" + _PROJECT_NOUNS
+                            + r"\b(?!\s*(?:'s\s+)?(?:root|folder|directory|structure)\b)", re.I)
+_NOT_A_NAME = frozenset("""
+current whole entire same main existing new old other original overall full correct requested specific single first
+last following given target upstream local remote parent sample example demo test real actual right wrong complete
+standalone separate underlying rest base larger smaller bigger root top mature modern simple relevant
+""".split()) | GENERIC_DIRS
+# a name as a project spells it (`codemie-code`, `python_utils`, `CodeMie`): it is the name; plain words are a
+# phrase with their noun ("this Python project" -> python-project)
+_ITSELF = frozenset({"project", "repository", "repo", "codebase", "monorepo"})
+_IDENTIFIER = re.compile(r"[-_.\d]|[a-z][A-Z]")
+
+
+def named_project(texts: Iterable[str], plain: bool = True) -> str:
+    """The project the turns name, for a session whose working directory says nothing of it
+    (`/Users/user/repo`, a mkdtemp folder): "the codemie-code repository" -> `codemie-code`,
+    "Port this Python project to Rust" -> `python-project`; the name said most often (a
+    project's own spelling before a phrase of plain words; those only when `plain`: a session
+    with no project folder at all), none when nothing names one."""
+    said: Counter[str] = Counter()
+    for text in texts:
+        for m in _NAMED_PROJECT.finditer(text):
+            words = m.group(1).split()
+            if any(w.casefold() in _NOT_A_NAME or w.casefold() in FUNCTION_WORDS or not _IDENTIFIER.search(w)
+                   and (not is_content(w.casefold()) or w.casefold().endswith("ed")) for w in words):
+                # "the current repository", "the restructured application": which one, not its name
+                continue
+            noun = m.group(0).split()[-1].casefold()
+            if len(words) == 1 and _IDENTIFIER.search(words[0]):
+                if noun in _ITSELF:  # "the sqlite3 library" is one it uses
+                    said[slug(words[0])] += 2  # the project's own name, as it spells it
+            elif plain:
+                said[slug(" ".join([*words, "repository" if noun == "repo" else noun]))] += 1
+    if not said:
+        return ""
+    name, _ = min(said.items(), key=lambda kv: (-kv[1], kv[0]))
+    return name if good_name(name.replace("-", " ")) else ""
+
+
 # a folder made by mkdtemp or mktemp (`/tmp/tmpqwh7888i`, `tmp.Xa3b9QdE1k`): no project's name
 _TEMPORARY = re.compile(r"^tmp[._-]?(?=[A-Za-z_]*\d)[A-Za-z0-9_]{6,12}$")
 
@@ -154,6 +202,10 @@ def plan(records: list[Record], context: Context, listed: list[str]) -> list[Fil
         blocks = joined(blocks)
     phrases = topic_phrase(blocks)
     project = project_name(context.cwd) if context.cwd and not context.people else ""
+    if context.cwd and not context.people and generic_folder(context.cwd):
+        # `/Users/user/repo`, a mkdtemp folder: the project the turns name ("the codemie-code repository")
+        # "the TUI package" names a component of a project whose folder is `repo`; one made by mkdtemp has none
+        project = named_project((r.content for r in records), plain=not project) or project
     existing = {p: stems(PurePosixPath(p).stem.replace("-", " ")) for p in listed if p != CORE}
     named = [i for i, b in enumerate(blocks) if i in phrases and good_name(phrases[i])]
     top = next((phrases[i] for i in named if blocks[i].key), next((phrases[i] for i in named), ""))

@@ -36,7 +36,7 @@ from .gather import apply_gathering, plan_gathering, without_blocks
 from .keywords import stems
 from .model import OFFLINE_MODEL, Reply, Step, register_provider
 from .prompts import KEPT_NAMES, NOTHING_TO_KEEP
-from .renaming import apply_renames, plan_renames
+from .renaming import apply_renames, naming_sources, plan_renames
 from .revalued import record_time, stale_in_topics, timed_sources
 from .subjects import beside_earlier, rewritten, superseded
 from .tools import PARTIAL_READ
@@ -282,6 +282,8 @@ def _organize_step(calls: list[_Call], task: str = "") -> Step:
         return [("read_file", {"path": p}) for p in missing]
     files = _reads(calls)
     needed = timed_sources(files, keep=CORE)  # which of two topics' blocks of one day came later
+    # and what a topic named after a generic folder (`repo.md`) says its project is (renaming.py)
+    needed = list(dict.fromkeys([*needed, *naming_sources(files, _kept_names(task))]))
     asked = {c.arguments.get("ref", ""): c.result or "" for c in calls if c.name == "read_source"}
     if any(ref not in asked for ref in needed):
         return [("read_source", {"ref": ref}) for ref in needed if ref not in asked]
@@ -292,7 +294,7 @@ def _organize_step(calls: list[_Call], task: str = "") -> Step:
     kept = {p: t for p, t in texts.items() if t is not None}
     texts.update(apply_gathering(kept, plan_gathering(kept)))
     kept = {p: t for p, t in texts.items() if t is not None}
-    texts.update(apply_renames(kept, plan_renames(kept, _kept_names(task))))  # weak names (renaming.py)
+    texts.update(apply_renames(kept, plan_renames(kept, _kept_names(task), asked)))  # weak names (renaming.py)
     for path, text in texts.items():
         if text != files.get(path):
             steps.append(("write_file", {"path": path, "content": text}) if text is not None

@@ -11,7 +11,13 @@ A name is weak when
    third of them hold a word of the name (a stray word of the session that made the
    topic, or a topic other topics were merged into since).
 
-Such a topic is renamed, in its folder, after what its blocks are about, the way the
+A top-level topic named after a generic folder (`repo.md`: the project topic of a session
+in `/Users/user/repo`, as the writer named it before it read the turns for the project's
+name, filing.named_project) is first named by the records its blocks cite: when they name
+the project ("the codemie-code repository") it is merged into that project's topic, or
+renamed to it when there is none.
+
+Otherwise such a topic is renamed, in its folder, after what its blocks are about, the way the
 writer names a new topic (distil.phrase_options, filing.good_name,
 distil.names_a_component): each block's best key phrase among the topic's, and the phrase
 most blocks choose, said by two blocks or more and by at least half of them (a topic of
@@ -43,11 +49,12 @@ from pathlib import PurePosixPath
 from ..memory.core_render import CORE_TOPIC
 from ..memory.topics import FORMERLY, TopicDoc, former_names, parse_cached
 from .distil import names_a_component, phrase_options
-from .filing import FUNCTION_WORDS, GENERIC_DIRS, good_name, title
+from .filing import FUNCTION_WORDS, GENERIC_DIRS, good_name, named_project, title
 from .gather import PEOPLE, name_words
 from .keywords import slug, stems
 from .prompts import AGENT_NAMES
 
+NAMING_SOURCES = 40  # a folder-named topic: at most this many of the records its blocks cite are read
 STRAY_SHARE = 1 / 3  # rule 2: a name fewer than this share of its blocks say is stray
 CLEAR_SHARE = 0.5  # the new name: at least this share of the blocks say it
 SPEAKERS = frozenset({"user", "assistant", "agent", "sub-agent", "subagent", "human"}
@@ -121,9 +128,43 @@ def _weak_words(phrase: str) -> bool:
     return all(w in WEAK_WORDS or w in FUNCTION_WORDS or w in SPEAKERS for w in words)
 
 
-def plan_renames(texts: dict[str, str], kept: Iterable[str] = ()) -> list[Rename]:
+def folder_named(rel: str) -> bool:
+    """A top-level topic named after a working directory's generic folder (`repo.md`, `src.md`):
+    the writer's project topic of a session whose folder said nothing of its project."""
+    return "/" not in rel and PurePosixPath(rel).stem.casefold() in GENERIC_DIRS
+
+
+def _cited(rel: str, doc: TopicDoc) -> list[str]:
+    """The records the topic's blocks cite, relative to the workspace root, in order."""
+    from ..memory.topics import topic_rel_to_root
+
+    refs: dict[str, None] = {}
+    for b in doc.blocks:
+        for c in b.citations:
+            definition = doc.definitions.get(c.id)
+            for source in definition.sources if definition is not None else ():
+                refs.setdefault(topic_rel_to_root(rel, source.target.strip()))
+    return list(refs)
+
+
+def naming_sources(texts: dict[str, str], kept: Iterable[str] = ()) -> list[str]:
+    """The records sleep reads to name a folder-named topic by the project its turns name
+    (`plan_renames`' `sources`): the first NAMING_SOURCES each such topic cites."""
+    kept = set(kept)
+    out: dict[str, None] = {}
+    for rel, text in sorted(texts.items()):
+        if folder_named(rel) and rel not in kept:
+            out.update(dict.fromkeys(_cited(rel, parse_cached(rel, text))[:NAMING_SOURCES]))
+    return list(out)
+
+
+def plan_renames(texts: dict[str, str], kept: Iterable[str] = (),
+                 sources: dict[str, str] | None = None) -> list[Rename]:
     """The renames of the weakly named topics among `texts` (relative path -> text);
-    `kept`: the topics a person named or edited."""
+    `kept`: the topics a person named or edited; `sources`: records (ref -> text) a
+    folder-named topic's blocks cite (`naming_sources`): a topic named after a generic
+    folder (`repo.md`) whose records name the project ("the codemie-code repository") is
+    named after it, or merged into that project's topic when there is one."""
     kept = set(kept)
     docs = {rel: parse_cached(rel, text) for rel, text in sorted(texts.items())}
     homes: dict[str, str] = {}  # a former name -> the topic that has it now
@@ -144,6 +185,18 @@ def plan_renames(texts: dict[str, str], kept: Iterable[str] = ()) -> list[Rename
         why = weak_name(rel, doc)
         if why is None or rel[: -len(".md")] in folders:
             continue
+        named = named_project([sources[r] for r in _cited(rel, doc)[:NAMING_SOURCES] if r in sources],
+                              plain=False) if sources and folder_named(rel) else ""
+        if named and f"{named}.md" != rel and f"{named}.md" not in kept:
+            target = f"{named}.md"
+            said = f"its sessions name the project {named}"
+            if target in docs and not any(o.source == target for o in out):
+                out.append(Rename(rel, target, said, merge=True))
+                continue
+            if target not in taken:
+                taken.add(target)
+                out.append(Rename(rel, target, said))
+                continue
         phrase = subject_phrase([b.content for b in doc.blocks])
         if phrase is None:
             continue

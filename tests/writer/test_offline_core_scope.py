@@ -1,11 +1,15 @@
 """The core holds the user's standing rules, not one task's definition of done (issue 24,
-item 6), and a decision the user states beside a rule in one turn is kept too.
+item 6), a decision the user states beside a rule in one turn is kept too, and a session
+whose working directory says nothing of its project (`/Users/user/repo`, a mkdtemp
+folder) files under the project its turns name (item 5).
 
 On the coding set's blind split (bench/data/coding/, sources and licences in its
 SOURCES.md; read by hand once, bench/RESULTS.md "The blind split read by hand"): the core
 got "Don't stop until all functions are ported, tests pass, and you have 100% coverage."
-(the port's definition of done), and the user's design decision after a rule in the same
-turn was in no block."""
+(the port's definition of done), the user's design decision after a rule in the same turn
+was in no block, `repo.md` (cwd `/Users/user/repo`) held the project `codemie-code.md`
+held ("the codemie-code repository"), and the Python-to-Rust port was filed under a word
+of its task, `coverage.md`."""
 
 from __future__ import annotations
 
@@ -57,6 +61,18 @@ def test_the_users_decision_beside_a_rule_in_one_turn_is_kept(blind):
     assert "need to look only for current date while performing matching for session" in text
 
 
+def test_a_session_in_a_generic_folder_files_under_the_project_its_turns_name(blind):
+    """`/Users/user/repo`: "the codemie-code repository", "the codemie-code project"; the
+    mkdtemp folder of the port: "Port this Python project to Rust"."""
+    assert {"core.md", "codemie-code.md", "python-project.md"} <= set(blind), list(blind)
+    # a component of the project may have its own topic, under the project's folder; no `repo.md`, no `coverage.md`
+    assert not [p for p in blind if p not in ("core.md", "python-project.md") and not p.startswith("codemie-code")], \
+        list(blind)
+    explored = "\n".join(blind["codemie-code.md"])
+    assert "Migration 001: Renames `config.json` → `codemie-cli.config.json`" in explored  # EXPLORE's
+    assert "Testing: Vitest 4.0" in explored  # OVERVIEW's
+
+
 @pytest.mark.parametrize("sentence", [
     "Don't stop until all functions are ported, tests pass, and you have 100% coverage.",
     "Keep going until the build is green.",
@@ -74,3 +90,26 @@ def test_a_rule_scoped_to_the_task_in_hand_is_none(sentence):
 def test_a_standing_rule_with_until_or_before_is_one(sentence):
     assert is_rule(sentence)
 
+
+def test_sleep_merges_a_folder_named_topic_into_the_project_its_records_name(tmp_path, monkeypatch):
+    """A memory an earlier writer made (it named a project after the folder, `repo.md`, as
+    the writer did before it read the turns for the name): sleep reads the records the
+    topic's blocks cite, finds "the codemie-code repository", and merges `repo.md` into the
+    `codemie-code.md` the session in `…/codemie-code` made; ids and citations are kept."""
+    from scriptorium.core.writer import filing
+
+    store = SessionStore(tmp_path / "state")
+    (sid,) = import_sources(store, "claude-code", [OVERVIEW]).to_json()["session_ids"]
+    assert finish(store, sid).outcome == "ok"
+    with monkeypatch.context() as m:
+        m.setattr(filing, "named_project", lambda texts, plain=True: "")  # the writer before it read the name
+        (sid,) = import_sources(store, "claude-code", [EXPLORE]).to_json()["session_ids"]
+        assert finish(store, sid).outcome == "ok"
+    before = _topics(store)
+    assert set(before) == {"codemie-code.md", "repo.md"}, list(before)
+    result = sleep(store.state_dir)
+    assert result.outcome == "ok", result.message
+    after = _topics(store)
+    assert set(after) == {"codemie-code.md"}, list(after)
+    assert sorted(after["codemie-code.md"]) == sorted(before["codemie-code.md"] + before["repo.md"])
+    assert "merged repo.md into codemie-code.md" in result.said_gathered()
