@@ -1,14 +1,17 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
 
+from scriptorium.core.importers.run import import_sources
 from scriptorium.core.memory import parse_topic
 from scriptorium.core.sessions.marker import MARK_KEY, workspace_id
 from scriptorium.core.paths import RUNTIME_DIR, StatePaths
 from scriptorium.core.sessions.store import SessionStore
+from scriptorium.core.writer import finish
 
 
 @pytest.fixture()
@@ -65,3 +68,39 @@ def refs(prompt: str) -> list[str]:
         if line.startswith('{"ref"'):
             out.append(json.loads(line)["ref"].rsplit("/", 1)[1])
     return out
+
+
+# The real transcript excerpts kept as fixtures (tests/fixtures/transcripts/SOURCES.md).
+HERE = Path(__file__).resolve().parents[1] / "fixtures" / "transcripts"
+CODEX = HERE / "codex__codemie-ai_codemie-code__rollout.excerpt.jsonl"
+PI = HERE / "pi__badlogic_pi-mono__before-compaction.shortened.jsonl"
+CC_COMPACT = HERE / "claude-code__marot_spotter__compaction" / "ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl"
+NARRATION = re.compile(r"\b(?:let me|i'll|decided to|is going to|will now|is running|is adding|is rerunning)\b",
+                       re.I)
+
+
+def imported_session(tmp_path: Path, kind: str, path: Path) -> tuple[SessionStore, str]:
+    """A store under `tmp_path` holding the one session `scriptorium import <kind>` reads from `path`."""
+    store = SessionStore(tmp_path / "state")
+    report = import_sources(store, kind, [path])
+    (sid,) = report.to_json()["session_ids"]
+    return store, sid
+
+
+def topics_text(store: SessionStore) -> dict[str, list[str]]:
+    """Each topic file (relative to topics/) and its blocks' text."""
+    out = {}
+    for path, data in tree(store.state_dir / "memory").items():
+        if path.startswith("topics/"):
+            rel = path[len("topics/"):]
+            doc = parse_topic(rel, data.decode())
+            assert doc.issues == [], doc.issues
+            out[rel] = [" ".join(b.content.split()) for b in doc.blocks]
+    return out
+
+
+def written_topics(store: SessionStore, sid: str) -> dict[str, list[str]]:
+    """The offline writer's `finish` of `sid` (it must succeed), then every topic's blocks."""
+    result = finish(store, sid)
+    assert result.outcome == "ok", result.message
+    return topics_text(store)

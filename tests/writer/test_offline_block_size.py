@@ -12,7 +12,7 @@ import pytest
 
 from scriptorium.core.writer.distil import MAX_BLOCK_WORDS
 
-from .test_offline_real import CC_COMPACT, CODEX, HERE, _imported, _written
+from .conftest import CC_COMPACT, CODEX, HERE, imported_session, written_topics
 from .test_offline_work_notes import PI_LARGE
 
 _MARK = re.compile(r"\[\^[^\]]*\]")
@@ -24,15 +24,15 @@ def _sizes(topics: dict[str, list[str]]) -> list[tuple[int, str]]:
 
 @pytest.fixture(scope="module")
 def pi_large(tmp_path_factory) -> dict[str, list[str]]:
-    store, sid = _imported(tmp_path_factory.mktemp("pi"), "pi", PI_LARGE)
-    return _written(store, sid)
+    store, sid = imported_session(tmp_path_factory.mktemp("pi"), "pi", PI_LARGE)
+    return written_topics(store, sid)
 
 
 @pytest.mark.parametrize(("kind", "path"), [("pi", HERE / "pi__badlogic_pi-mono__before-compaction.shortened.jsonl"),
                                             ("codex", CODEX), ("claude-code", CC_COMPACT)])
 def test_no_block_of_a_fixture_transcript_is_longer_than_the_cap(tmp_path, kind, path):
-    store, sid = _imported(tmp_path, kind, path)
-    sizes = _sizes(_written(store, sid))
+    store, sid = imported_session(tmp_path, kind, path)
+    sizes = _sizes(written_topics(store, sid))
     assert sizes and sizes[-1][0] <= MAX_BLOCK_WORDS, sizes[-1]
 
 

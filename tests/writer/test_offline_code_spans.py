@@ -5,7 +5,7 @@ sessions of the coding set (bench/data/coding/, sources and licences in its SOUR
 
 from __future__ import annotations
 
-from .test_offline_real import _imported, _written
+from .conftest import imported_session, written_topics
 from .test_offline_work_notes import CODING
 
 SPOTTER_DOV = CODING / "claude-code__marot_spotter__4d5611e5-241a-462a-8d15-5122611a9569.jsonl"
@@ -13,7 +13,7 @@ CODEMIE_SYNC = CODING / "claude-code__codemie-ai_codemie-code__session-624a4a58.
 
 
 def _text(tmp_path, path) -> str:
-    return "\n".join(b for bs in _written(*_imported(tmp_path, "claude-code", path)).values() for b in bs)
+    return "\n".join(b for bs in written_topics(*imported_session(tmp_path, "claude-code", path)).values() for b in bs)
 
 
 def test_a_sentence_naming_a_call_with_its_arguments_is_kept(tmp_path):

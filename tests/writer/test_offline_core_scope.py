@@ -22,7 +22,7 @@ from scriptorium.core.sessions.store import SessionStore
 from scriptorium.core.writer import finish, sleep
 from scriptorium.core.writer.standing import is_rule
 
-from .test_offline_real import _topics
+from .conftest import topics_text
 
 CODING = Path(__file__).resolve().parents[2] / "bench" / "data" / "coding"
 SPEC = CODING / "claude-code__codemie-ai_codemie-code__session-3fe1b6bc.jsonl"  # cwd /Users/user/repo
@@ -31,17 +31,17 @@ OVERVIEW = CODING / "claude-code__codemie-ai_codemie-code__incremental-simple-tu
 PORT = CODING / "claude-code__DRMacIver_claude-reliability__python-to-rust-port.jsonl"  # cwd /tmp/tmpqwh7888i
 
 
-def _written(store: SessionStore, *paths: Path) -> dict[str, list[str]]:
+def written_and_slept(store: SessionStore, *paths: Path) -> dict[str, list[str]]:
     for path in paths:
         (sid,) = import_sources(store, "claude-code", [path]).to_json()["session_ids"]
         assert finish(store, sid).outcome == "ok"
     assert sleep(store.state_dir).outcome == "ok"
-    return _topics(store)
+    return topics_text(store)
 
 
 @pytest.fixture(scope="module")
 def blind(tmp_path_factory) -> dict[str, list[str]]:
-    return _written(SessionStore(tmp_path_factory.mktemp("blind") / "state"), OVERVIEW, SPEC, EXPLORE, PORT)
+    return written_and_slept(SessionStore(tmp_path_factory.mktemp("blind") / "state"), OVERVIEW, SPEC, EXPLORE, PORT)
 
 
 def test_one_tasks_definition_of_done_is_no_rule_of_the_core(blind):
@@ -105,11 +105,11 @@ def test_sleep_merges_a_folder_named_topic_into_the_project_its_records_name(tmp
         m.setattr(filing, "named_project", lambda texts, plain=True: "")  # the writer before it read the name
         (sid,) = import_sources(store, "claude-code", [EXPLORE]).to_json()["session_ids"]
         assert finish(store, sid).outcome == "ok"
-    before = _topics(store)
+    before = topics_text(store)
     assert set(before) == {"codemie-code.md", "repo.md"}, list(before)
     result = sleep(store.state_dir)
     assert result.outcome == "ok", result.message
-    after = _topics(store)
+    after = topics_text(store)
     assert set(after) == {"codemie-code.md"}, list(after)
     assert sorted(after["codemie-code.md"]) == sorted(before["codemie-code.md"] + before["repo.md"])
     assert "merged repo.md into codemie-code.md" in result.said_gathered()

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from .test_offline_real import HERE, _imported, _written
+from .conftest import HERE, imported_session, written_topics
 from .test_offline_work_notes import CODING
 
 SPOTTER_BEADS = CODING / "claude-code__marot_spotter__subagent.jsonl"
@@ -17,8 +17,8 @@ SLASH_FIRST = HERE / "claude-code__marot_spotter__slash-command-first.jsonl"
 
 
 def test_what_the_agent_sets_out_in_a_blockquote_is_kept(tmp_path):
-    store, sid = _imported(tmp_path, "claude-code", SPOTTER_BEADS)
-    text = "\n".join(b for bs in _written(store, sid).values() for b in bs)
+    store, sid = imported_session(tmp_path, "claude-code", SPOTTER_BEADS)
+    text = "\n".join(b for bs in written_topics(store, sid).values() for b in bs)
     # "> Add a `mix quality` alias to `mix.exs` that runs all three quality tools in sequence."
     assert "`mix quality`" in text
     # "> - Dialyzer PLT building is slow on first run (2+ minutes) — just document, don't optimize"
@@ -27,8 +27,8 @@ def test_what_the_agent_sets_out_in_a_blockquote_is_kept(tmp_path):
 
 
 def test_a_blockquote_the_user_pasted_is_no_note_of_theirs(tmp_path):
-    store, sid = _imported(tmp_path, "claude-code", SLASH_FIRST)
-    text = "\n".join(b for bs in _written(store, sid).values() for b in bs)
+    store, sid = imported_session(tmp_path, "claude-code", SLASH_FIRST)
+    text = "\n".join(b for bs in written_topics(store, sid).values() for b in bs)
     # "> **SCOPE**: This skill ONLY creates beads (epic + tasks + dependencies via `bd create`)."
     assert "This skill ONLY creates beads" not in text
     assert "It does NOT write code" not in text

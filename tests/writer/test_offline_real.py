@@ -12,50 +12,17 @@ from pathlib import Path
 import pytest
 
 from scriptorium.core.importers.run import import_sources
-from scriptorium.core.memory import parse_topic
 from scriptorium.core.sessions.store import SessionStore
 from scriptorium.core.writer import finish
 
-from .conftest import chain, tree
-
-HERE = Path(__file__).resolve().parents[1] / "fixtures" / "transcripts"
-CODEX = HERE / "codex__codemie-ai_codemie-code__rollout.excerpt.jsonl"
-PI = HERE / "pi__badlogic_pi-mono__before-compaction.shortened.jsonl"
-CC_COMPACT = HERE / "claude-code__marot_spotter__compaction" / "ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl"
-NARRATION = re.compile(r"\b(?:let me|i'll|decided to|is going to|will now|is running|is adding|is rerunning)\b",
-                       re.I)
-
-
-def _imported(tmp_path: Path, kind: str, path: Path) -> tuple[SessionStore, str]:
-    store = SessionStore(tmp_path / "state")
-    report = import_sources(store, kind, [path])
-    (sid,) = report.to_json()["session_ids"]
-    return store, sid
-
-
-def _topics(store: SessionStore) -> dict[str, list[str]]:
-    """Each topic file (relative to topics/) and its blocks' text."""
-    out = {}
-    for path, data in tree(store.state_dir / "memory").items():
-        if path.startswith("topics/"):
-            rel = path[len("topics/"):]
-            doc = parse_topic(rel, data.decode())
-            assert doc.issues == [], doc.issues
-            out[rel] = [" ".join(b.content.split()) for b in doc.blocks]
-    return out
-
-
-def _written(store: SessionStore, sid: str) -> dict[str, list[str]]:
-    result = finish(store, sid)
-    assert result.outcome == "ok", result.message
-    return _topics(store)
+from .conftest import CC_COMPACT, CODEX, NARRATION, PI, chain, imported_session, topics_text, written_topics
 
 
 def test_codex_narration_is_no_block_but_the_decision_it_announced_is(tmp_path):
     """'I'm going to codify the expected behavior first: generated OpenCode config should
     include ...' keeps what was decided; 'I'm running just that focused test now' is a step."""
-    store, sid = _imported(tmp_path, "codex", CODEX)
-    topics = _written(store, sid)
+    store, sid = imported_session(tmp_path, "codex", CODEX)
+    topics = written_topics(store, sid)
     blocks = [b for bs in topics.values() for b in bs]
     text = "\n".join(blocks)
     assert "Generated OpenCode config should include `compaction.auto`, `compaction.prune`, and a `threshold` of " \
@@ -68,8 +35,8 @@ def test_codex_narration_is_no_block_but_the_decision_it_announced_is(tmp_path):
 
 
 def test_pi_the_users_rule_is_in_the_core_and_paths_and_fixes_are_kept(tmp_path):
-    store, sid = _imported(tmp_path, "pi", PI)
-    topics = _written(store, sid)
+    store, sid = imported_session(tmp_path, "pi", PI)
+    topics = written_topics(store, sid)
     core = "\n".join(topics["core.md"])
     # "i would only want e2e tests for AgentSession, anything else is shitty."
     assert "The user would only want e2e tests for AgentSession." in core
@@ -94,13 +61,13 @@ def test_claude_code_a_disproved_theory_is_not_kept(tmp_path):
     """The real session says three times that dialyzer reports a false positive; after
     compaction the agent found the bug in its own code (the session's next turns,
     quoted). The later finding stands; the theory is not kept as fact."""
-    store, sid = _imported(tmp_path, "claude-code", CC_COMPACT)
+    store, sid = imported_session(tmp_path, "claude-code", CC_COMPACT)
     head = store.head(sid)
     with store.batch(sid, message="the turns that followed"):
         store.append(sid, "assistant", "So `current_span_ctx()` returns a span context directly (not wrapped in "
                      "`{:ok, ...}`). That's the bug - my code was treating it as returning `{:ok, span_ctx}` when it "
                      "returns the span context struct directly.", predecessor=head, node_id="finding")
-    topics = _written(store, sid)
+    topics = written_topics(store, sid)
     text = "\n".join(b for bs in topics.values() for b in bs)
     assert "returns a span context directly" in text
     assert "false positive" not in text, text
@@ -128,7 +95,7 @@ def test_speakers_are_right_when_turns_begin_with_names(tmp_path):
     (project / "s1.jsonl").write_text("\n".join(json.dumps(r) for r in records) + "\n", encoding="utf-8")
     store = SessionStore(tmp_path / "state")
     (sid,) = import_sources(store, "claude-code", [project]).to_json()["session_ids"]
-    topics = _written(store, sid)
+    topics = written_topics(store, sid)
     text = "\n".join(b for bs in topics.values() for b in bs)
     assert "Caroline went to a LGBTQ support group on 7 May 2023" in text
     assert "Melanie painted a lake sunrise in 2022" in text and "Caroline should see it" in text
@@ -159,7 +126,7 @@ def test_working_steps_never_become_blocks(tmp_path, said):
     sid = store.create_session("work", source="claude-code", cwd="/home/u/shop")
     chain(store, sid, ["u1", "a1"], text=lambda n: "Fix the cart total rounding." if n == "u1" else said)
     finish(store, sid)
-    text = "\n".join(b for bs in _topics(store).values() for b in bs)
+    text = "\n".join(b for bs in topics_text(store).values() for b in bs)
     assert said.split()[-1].strip("*.") not in text, text
     assert "decided" not in text
 
@@ -175,7 +142,7 @@ def test_the_core_keeps_the_users_rules_once_and_never_the_agents_or_an_insult(t
             "a2": "Sorry, I broke the theme loader.",
             "u3": "why do you go 100 lines at a time you idiot ..."}.__getitem__)
         assert finish(store, sid).outcome == "ok"
-    core = _topics(store)["core.md"]
+    core = topics_text(store)["core.md"]
     assert core.count("Invalid themes must NEVER explode.") == 1, core
     assert core.count("No console logs!") == 1, core
     assert not any("idiot" in b or "Sorry" in b or "run the tests" in b for b in core), core
@@ -197,10 +164,10 @@ def test_sleep_merges_topics_about_the_same_subject(tmp_path):
                              ("themes", "Invalid custom themes are reported, never raised.", "a1")):
         text = f"# {name}\n\n{fact}[^e1]\n\n[^e1]: Time: `2026-01-02`; Sources: [theme](openprogram/{sid}/{node})\n"
         assert save_topic(Workspace.open(store.state_dir), f"{name}.md", text, summary="by hand").ok
-    before = {b for bs in _topics(store).values() for b in bs}
+    before = {b for bs in topics_text(store).values() for b in bs}
     result = sleep(store.state_dir)
     assert result.outcome == "ok", result.message
-    after = _topics(store)
+    after = topics_text(store)
     assert not ({"theme.md", "themes.md"} <= set(after)), list(after)
     assert {b for bs in after.values() for b in bs} == before  # nothing lost, nothing doubled
 
@@ -224,7 +191,7 @@ def test_people_talking_keep_what_happened_not_the_company_they_keep(tmp_path):
     with store.batch(sid, message="locomo"):
         for i, (role, text) in enumerate(said):
             store.append(sid, role, text, node_id=f"D2-{i + 1}", created_at=start + i)
-    topics = _written(store, sid)
+    topics = written_topics(store, sid)
     text = "\n".join(b for bs in topics.values() for b in bs)
     assert "Melanie ran a charity race for mental health on 20 May 2023" in text, text
     assert "Caroline chose them 'cause they help LGBTQ+ folks with adoption." in text
@@ -246,7 +213,7 @@ def _people_blocks(tmp_path: Path, said: list[tuple[str, str]], day: tuple[int, 
     with store.batch(sid, message="friends"):
         for i, (role, text) in enumerate(said):
             store.append(sid, role, text, node_id=f"t{i + 1}", created_at=start + i)
-    return [b for bs in _written(store, sid).values() for b in bs]
+    return [b for bs in written_topics(store, sid).values() for b in bs]
 
 
 def test_people_talking_praise_resolve_moods_and_creeds_are_no_blocks(tmp_path):

@@ -10,7 +10,7 @@ import json
 
 from scriptorium.core.sessions.records import branch_records
 
-from .test_offline_real import CODEX, PI, _imported, _written
+from .conftest import CODEX, PI, imported_session, written_topics
 
 WORDS_PER_NEW_TOPIC = 2000
 
@@ -19,10 +19,10 @@ def test_a_session_opens_at_most_one_new_topic_per_2000_of_its_words(tmp_path):
     """pi's refactoring session (2,792 words) gets one new topic, its project's: the blocks
     about `AgentSession`, which would be `pi-mono/agentsession.md` with no budget, are in
     `pi-mono.md`, none lost."""
-    store, sid = _imported(tmp_path, "pi", PI)
+    store, sid = imported_session(tmp_path, "pi", PI)
     words = sum(len(r.text.split()) for r in branch_records(store, sid))
     assert 2000 <= words < 4000  # the fixture is what the test says it is
-    topics = _written(store, sid)
+    topics = written_topics(store, sid)
     new = [p for p in topics if p != "core.md"]
     assert new == ["pi-mono.md"], new
     assert len(new) <= words // WORDS_PER_NEW_TOPIC
@@ -32,13 +32,13 @@ def test_a_session_opens_at_most_one_new_topic_per_2000_of_its_words(tmp_path):
 def test_a_short_session_files_into_the_topics_that_exist(tmp_path):
     """A short session of the same project after it (Codex's, 120 words, moved into pi-mono's
     folder) opens no topic: its blocks go into the project's topic."""
-    store, sid = _imported(tmp_path, "pi", PI)
-    before = set(_written(store, sid))
+    store, sid = imported_session(tmp_path, "pi", PI)
+    before = set(written_topics(store, sid))
     moved = tmp_path / "codex.jsonl"
     moved.write_text(CODEX.read_text(encoding="utf-8").replace(
         "/Users/Sample_User/repos/codemie-ai/codemie-code", "/Users/badlogic/workspaces/pi-mono"), encoding="utf-8")
-    store, second = _imported(tmp_path, "codex", moved)
-    after = _written(store, second)
+    store, second = imported_session(tmp_path, "codex", moved)
+    after = written_topics(store, second)
     assert set(after) == before, sorted(set(after) - before)
     assert any("`threshold` of `0.9`" in b for b in after["pi-mono.md"])
 
@@ -51,6 +51,6 @@ def test_a_folder_mkdtemp_made_names_no_topic(tmp_path):
     head = json.loads(lines[0])
     head["payload"]["cwd"] = "/tmp/tmpq8w2k3zx"
     moved.write_text("\n".join([json.dumps(head), *lines[1:]]) + "\n", encoding="utf-8")
-    topics = _written(*_imported(tmp_path, "codex", moved))
+    topics = written_topics(*imported_session(tmp_path, "codex", moved))
     assert topics and not [p for p in topics if p.startswith("tmp")], list(topics)
     assert any("`threshold` of `0.9`" in b for bs in topics.values() for b in bs)

@@ -18,7 +18,7 @@ from scriptorium.core.importers.run import import_sources
 from scriptorium.core.sessions.store import SessionStore
 from scriptorium.core.writer.filing import inline
 
-from .test_offline_real import _imported, _written
+from .conftest import imported_session, written_topics
 from .test_offline_work_notes import CODING
 
 PI_REFACTOR = CODING / "pi__badlogic_pi-mono__before-compaction.jsonl"
@@ -42,7 +42,7 @@ def _session(tmp_path: Path, turns: list[tuple[str, str]]) -> str:
     (project / "s1.jsonl").write_text("\n".join(json.dumps(r) for r in records) + "\n", encoding="utf-8")
     store = SessionStore(tmp_path / "state")
     (sid,) = import_sources(store, "claude-code", [project]).to_json()["session_ids"]
-    return "\n".join(b for bs in _written(store, sid).values() for b in bs)  # every topic parses without an issue
+    return "\n".join(b for bs in written_topics(store, sid).values() for b in bs)  # every topic parses without an issue
 
 
 def test_code_spans_file_names_and_hashes_are_kept_as_said(tmp_path):
@@ -84,8 +84,8 @@ def tuned(tmp_path_factory) -> dict[str, str]:
     for name, kind, path in (("pi", "pi", PI_REFACTOR), ("pi-themes", "pi", PI_THEMES),
                              ("dov", "claude-code", SPOTTER_DOV), ("registry", "claude-code", SPOTTER_REGISTRY),
                              ("graph", "claude-code", GRAPH_MONITOR)):
-        store, sid = _imported(tmp_path_factory.mktemp(name), kind, path)
-        out[name] = "\n".join(b for bs in _written(store, sid).values() for b in bs)
+        store, sid = imported_session(tmp_path_factory.mktemp(name), kind, path)
+        out[name] = "\n".join(b for bs in written_topics(store, sid).values() for b in bs)
     return out
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from .test_offline_real import _imported, _written
+from .conftest import imported_session, written_topics
 
 CODING = Path(__file__).resolve().parents[2] / "bench" / "data" / "coding"
 TODO_APP = CODING / "claude-code__d-kimuson_claude-code-viewer__fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl"
@@ -28,8 +28,8 @@ def blocks(tmp_path_factory) -> dict[str, str]:
     for name, kind, path in (("todo", "claude-code", TODO_APP), ("codex", "codex", CODEX_COMPACTION),
                              ("pi", "pi", PI_REFACTOR), ("graph", "claude-code", GRAPH_MONITOR),
                              ("pi-themes", "pi", PI_THEMES), ("fum", "claude-code", SPOTTER_FUM)):
-        store, sid = _imported(tmp_path_factory.mktemp(name), kind, path)
-        out[name] = "\n".join(b for bs in _written(store, sid).values() for b in bs)
+        store, sid = imported_session(tmp_path_factory.mktemp(name), kind, path)
+        out[name] = "\n".join(b for bs in written_topics(store, sid).values() for b in bs)
     return out
 
 

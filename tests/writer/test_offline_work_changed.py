@@ -12,8 +12,7 @@ import pytest
 from scriptorium.core.sessions.store import SessionStore
 from scriptorium.core.writer.pipeline import finish
 
-from .conftest import chain
-from .test_offline_real import _imported, _topics, _written
+from .conftest import chain, imported_session, topics_text, written_topics
 
 CODING = Path(__file__).resolve().parents[2] / "bench" / "data" / "coding"
 PI_LARGE = CODING / "pi__badlogic_pi-mono__large-session.jsonl"
@@ -21,8 +20,8 @@ PI_LARGE = CODING / "pi__badlogic_pi-mono__large-session.jsonl"
 
 @pytest.fixture(scope="module")
 def pi_text(tmp_path_factory) -> str:
-    store, sid = _imported(tmp_path_factory.mktemp("pi"), "pi", PI_LARGE)
-    return "\n".join(b for bs in _written(store, sid).values() for b in bs)
+    store, sid = imported_session(tmp_path_factory.mktemp("pi"), "pi", PI_LARGE)
+    return "\n".join(b for bs in written_topics(store, sid).values() for b in bs)
 
 
 def test_colours_the_session_changed_later_keep_only_their_new_values(pi_text):
@@ -65,7 +64,7 @@ def test_the_users_correction_of_a_setting_stands_and_the_agents_value_goes(tmp_
         "u2": "No, set `max_retries` to 2, the gateway rate-limits us.",
         "a2": "Changed it: the payment client in `lib/payments/client.ex` now retries twice."}.__getitem__)
     assert finish(store, sid).outcome == "ok"
-    text = "\n".join(b for bs in _topics(store).values() for b in bs)
+    text = "\n".join(b for bs in topics_text(store).values() for b in bs)
     assert "`max_retries` is `5`" not in text, text
     assert "set `max_retries` to 2" in text, text
 
@@ -84,13 +83,13 @@ def test_sleep_takes_out_a_value_a_later_batch_changed(tmp_path):
     and id stays."""
     from scriptorium.core.writer import sleep
 
-    store, sid = _imported(tmp_path, "pi", PI_LARGE)
-    before = _written(store, sid)
+    store, sid = imported_session(tmp_path, "pi", PI_LARGE)
+    before = written_topics(store, sid)
     old = [b for bs in before.values() for b in bs if b.startswith("`thinkingMedium` is `cyan` which is `#00d7ff`")]
     assert old, "the first batch's value"
     result = sleep(store.state_dir)
     assert result.outcome == "ok", result.message
-    after = "\n".join(b for bs in _topics(store).values() for b in bs)
+    after = "\n".join(b for bs in topics_text(store).values() for b in bs)
     assert "`thinkingMedium` is `cyan` which is `#00d7ff`" not in after
     assert "`thinkingMedium` is `#81a2be` (brighter blue)" in after
     assert "`tui-renderer.ts` still uses `chalk` extensively throughout." in after

@@ -10,8 +10,7 @@ from pathlib import Path
 from scriptorium.core.sessions.store import SessionStore
 from scriptorium.core.writer.pipeline import finish
 
-from .conftest import chain
-from .test_offline_real import _imported, _topics, _written
+from .conftest import chain, imported_session, topics_text, written_topics
 
 CODING = Path(__file__).resolve().parents[2] / "bench" / "data" / "coding"
 VIEWER = CODING / "claude-code__d-kimuson_claude-code-viewer__fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl"
@@ -26,8 +25,8 @@ def test_claude_codes_task_prompts_are_not_the_users_requests(tmp_path):
     Create a types/ directory with: …", "Return a concise summary (100-150 words) …"; the
     user asked for none of it. What the sub-agents made (their reports) stays, and the
     user's own request ("update CLAUDE.md for current changes") too."""
-    store, sid = _imported(tmp_path, "claude-code", VIEWER)
-    text = _text(_written(store, sid))
+    store, sid = imported_session(tmp_path, "claude-code", VIEWER)
+    text = _text(written_topics(store, sid))
     for prompt in ("The user asked to create a types/ directory", "The user asked to create React components",
                    "The user asked to return", "The user asked to modify the main page.tsx",
                    "The user asked to create a new Next.js project", "Return a concise summary"):
@@ -47,7 +46,7 @@ def test_a_spawned_agents_prompt_is_no_request_but_its_finding_is_kept(tmp_path)
     store.append(sid, "assistant", "The first slow commit is a91f3c2 (\"cart: load line items lazily\"): it turns "
                                    "one joined query into one query per line item.", predecessor="sa1", node_id="sa2")
     assert finish(store, sid).outcome == "ok"
-    text = _text(_topics(store))
+    text = _text(topics_text(store))
     assert "asked to bisect" not in text.casefold(), text
     assert "Bisect the 14 commits" not in text, text
     assert "The load test on staging is `load-test --p95-max 600`." in text, text

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from .test_offline_real import _imported, _written
+from .conftest import imported_session, written_topics
 
 CODING = Path(__file__).resolve().parents[2] / "bench" / "data" / "coding"
 PI_REFACTOR = CODING / "pi__badlogic_pi-mono__before-compaction.jsonl"
@@ -29,8 +29,8 @@ def blocks(tmp_path_factory) -> dict[str, list[str]]:
     for name, kind, path in (("pi", "pi", PI_REFACTOR), ("pi-large", "pi", PI_LARGE), ("gqc", "claude-code", SPOTTER_GQC),
                              ("fum", "claude-code", SPOTTER_FUM), ("4te", "claude-code", SPOTTER_4TE),
                              ("a0y", "claude-code", SPOTTER_A0Y), ("clear", "claude-code", CODEMIE_CLEAR)):
-        store, sid = _imported(tmp_path_factory.mktemp(name), kind, path)
-        out[name] = [b for bs in _written(store, sid).values() for b in bs]
+        store, sid = imported_session(tmp_path_factory.mktemp(name), kind, path)
+        out[name] = [b for bs in written_topics(store, sid).values() for b in bs]
     return out
 
 

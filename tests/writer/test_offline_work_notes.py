@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from .test_offline_real import _imported, _written
+from .conftest import imported_session, written_topics
 
 CODING = Path(__file__).resolve().parents[2] / "bench" / "data" / "coding"
 PI_LARGE = CODING / "pi__badlogic_pi-mono__large-session.jsonl"
@@ -21,13 +21,13 @@ SPOTTER_HOOK = CODING / "claude-code__marot_spotter__4d5611e5-241a-462a-8d15-512
 
 @pytest.fixture(scope="module")
 def pi_refactor(tmp_path_factory) -> str:
-    store, sid = _imported(tmp_path_factory.mktemp("pi"), "pi", PI_REFACTOR)
-    return "\n".join(b for bs in _written(store, sid).values() for b in bs)
+    store, sid = imported_session(tmp_path_factory.mktemp("pi"), "pi", PI_REFACTOR)
+    return "\n".join(b for bs in written_topics(store, sid).values() for b in bs)
 
 
 def _blocks(tmp_path: Path, kind: str, path: Path) -> list[str]:
-    store, sid = _imported(tmp_path, kind, path)
-    return [b for bs in _written(store, sid).values() for b in bs]
+    store, sid = imported_session(tmp_path, kind, path)
+    return [b for bs in written_topics(store, sid).values() for b in bs]
 
 
 def test_a_list_of_values_is_one_sentence_with_what_it_is_a_list_of(tmp_path):
@@ -83,8 +83,8 @@ def test_a_command_running_and_a_question_in_passing_are_no_notes(tmp_path, pi_r
 
 
 def test_the_users_next_step_and_a_one_off_dont_are_no_rules(tmp_path):
-    store, sid = _imported(tmp_path, "pi", PI_LARGE)
-    topics = _written(store, sid)
+    store, sid = imported_session(tmp_path, "pi", PI_LARGE)
+    topics = written_topics(store, sid)
     core = "\n".join(topics["core.md"])
     assert "Invalid themes must NEVER explode." in core
     assert "don't modify the theme" not in core  # "should be dimmer, don't modify the theme, look into the footer sources"
@@ -97,8 +97,8 @@ def test_prose_arrows_are_no_code_and_topic_names_are_no_fragments(tmp_path, pi_
     # "tools -> core/tools\ntui -> modes/interactive/components\n..." (the user's layout, one a line)
     assert "Tools -> core/tools; tui -> modes/interactive/components; theme -> modes/interactive/theme; " \
            "oauth -> core/oauth" in pi_refactor
-    store, sid = _imported(tmp_path, "pi", PI_LARGE)
-    names = [Path(p).stem for p in _written(store, sid)]
+    store, sid = imported_session(tmp_path, "pi", PI_LARGE)
+    names = [Path(p).stem for p in written_topics(store, sid)]
     assert not [n for n in names if "-s-" in n or n.endswith("-s")], names  # "user's listeners" -> never "user-s-..."
 
 
@@ -106,8 +106,8 @@ CODEMIE_CLEAR = CODING / "claude-code__codemie-ai_codemie-code__session-196820da
 
 
 def test_the_project_is_never_the_home_folders_user_and_a_checklist_is_no_note(tmp_path):
-    store, sid = _imported(tmp_path, "claude-code", CODEMIE_CLEAR)
-    topics = _written(store, sid)
+    store, sid = imported_session(tmp_path, "claude-code", CODEMIE_CLEAR)
+    topics = written_topics(store, sid)
     assert not [p for p in topics if p == "user.md" or p.startswith("user/")], list(topics)
     assert "repo.md" in topics
     text = "\n".join(b for bs in topics.values() for b in bs)

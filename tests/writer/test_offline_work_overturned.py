@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .test_offline_real import _imported, _written
+from .conftest import imported_session, written_topics
 
 CODING = Path(__file__).resolve().parents[2] / "bench" / "data" / "coding"
 CODEX_SPEC = CODING / "claude-code__codemie-ai_codemie-code__session-3fe1b6bc.jsonl"
@@ -20,8 +20,8 @@ PI_LARGE = CODING / "pi__badlogic_pi-mono__large-session.jsonl"
 
 
 def _text(tmp_path: Path, kind: str, path: Path) -> tuple[str, dict[str, list[str]]]:
-    store, sid = _imported(tmp_path, kind, path)
-    topics = _written(store, sid)
+    store, sid = imported_session(tmp_path, kind, path)
+    topics = written_topics(store, sid)
     return "\n".join(b for bs in topics.values() for b in bs), topics
 
 

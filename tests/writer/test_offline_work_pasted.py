@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from .test_offline_real import _imported, _written
+from .conftest import imported_session, written_topics
 
 CODING = Path(__file__).resolve().parents[2] / "bench" / "data" / "coding"
 PI_LARGE = CODING / "pi__badlogic_pi-mono__large-session.jsonl"
@@ -21,8 +21,8 @@ def texts(tmp_path_factory) -> dict[str, str]:
     """Each transcript written alone: its blocks, one a line."""
     out = {}
     for name, kind, path in (("pi-large", "pi", PI_LARGE), ("spotter", "claude-code", SPOTTER)):
-        store, sid = _imported(tmp_path_factory.mktemp(name), kind, path)
-        out[name] = "\n".join(b for bs in _written(store, sid).values() for b in bs)
+        store, sid = imported_session(tmp_path_factory.mktemp(name), kind, path)
+        out[name] = "\n".join(b for bs in written_topics(store, sid).values() for b in bs)
     return out
 
 

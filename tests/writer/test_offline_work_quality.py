@@ -18,7 +18,7 @@ import pytest
 from scriptorium.core.importers.run import import_sources
 from scriptorium.core.sessions.store import SessionStore
 
-from .test_offline_real import NARRATION, _imported, _topics, _written
+from .conftest import NARRATION, imported_session, topics_text, written_topics
 
 CODING = Path(__file__).resolve().parents[2] / "bench" / "data" / "coding"
 PI_LARGE = CODING / "pi__badlogic_pi-mono__large-session.jsonl"
@@ -33,8 +33,8 @@ def pi_twice(tmp_path_factory) -> dict[str, list[str]]:
     """pi's large session written, then the same user's next session saying the same again
     (the transcript under another session id)."""
     tmp = tmp_path_factory.mktemp("pi")
-    store, sid = _imported(tmp, "pi", PI_LARGE)
-    _written(store, sid)
+    store, sid = imported_session(tmp, "pi", PI_LARGE)
+    written_topics(store, sid)
     lines = PI_LARGE.read_text(encoding="utf-8").splitlines()
     head = json.loads(lines[0])
     head["id"] = "0e6f2c1a-0000-4000-8000-000000000002"
@@ -42,7 +42,7 @@ def pi_twice(tmp_path_factory) -> dict[str, list[str]]:
     again.write_text("\n".join([json.dumps(head), *lines[1:]]) + "\n", encoding="utf-8")
     (second,) = import_sources(store, "pi", [again]).to_json()["session_ids"]
     assert second != sid
-    return _written(store, second)
+    return written_topics(store, second)
 
 
 def _text(topics: dict[str, list[str]]) -> str:
@@ -96,7 +96,7 @@ def test_a_mapping_without_its_subject_and_a_log_line_are_no_notes(pi_twice):
 def test_a_short_reply_without_its_subject_and_a_request_for_a_step_are_no_notes(tmp_path):
     """pi's "yes need to be fully clean" (of what? the agent's turn before said), "let's
     tackle main-new.ts", "please update CLAUDE.md" (the demo's) are that session's steps."""
-    text = _text(_written(*_imported(tmp_path, "pi", CODING / "pi__badlogic_pi-mono__before-compaction.jsonl")))
+    text = _text(written_topics(*imported_session(tmp_path, "pi", CODING / "pi__badlogic_pi-mono__before-compaction.jsonl")))
     assert "need to be fully clean" not in text.casefold()
     assert "ackle main-new.ts" not in text
 
@@ -122,7 +122,7 @@ def test_a_rule_said_again_in_another_session_is_in_the_core_once(pi_twice):
 def test_a_status_line_with_a_filler_word_is_still_a_status_line(tmp_path):
     """spotter's "That's just the notification for the test run that already completed
     earlier — all 31 tests passed.": without "just" a status line of 16 words."""
-    text = _text(_written(*_imported(tmp_path, "claude-code", CODING / "claude-code__marot_spotter__"
+    text = _text(written_topics(*imported_session(tmp_path, "claude-code", CODING / "claude-code__marot_spotter__"
                                                                     "fa812bfe-b295-4cca-9c2f-fdf01028cb46.jsonl")))
     assert "all 31 tests passed" not in text
 
@@ -130,7 +130,7 @@ def test_a_status_line_with_a_filler_word_is_still_a_status_line(tmp_path):
 def test_a_task_keeps_what_it_changed(tmp_path):
     """"2. **spotter-dov.2** — Upgraded TranscriptRenderer" with its indented items (what
     the task changed) is one sentence, not the task's title alone."""
-    blocks = [b for bs in _written(*_imported(tmp_path, "claude-code", SPOTTER_DOV)).values() for b in bs]
+    blocks = [b for bs in written_topics(*imported_session(tmp_path, "claude-code", SPOTTER_DOV)).values() for b in bs]
     text = "\n".join(blocks)
     assert "spotter-dov.2 — Upgraded TranscriptRenderer: Removed silent 5-line truncation, added 10-line default " \
            "with expand groups;" in text  # the task's id as said, never raised (verbatim.py)
@@ -144,8 +144,8 @@ def test_the_users_values_and_short_donts_are_the_core_and_the_matter_in_hand_is
     store = SessionStore(tmp_path / "state")
     for path in (CODEMIE_CLEAR, CODEMIE_SYNC):
         (sid,) = import_sources(store, "claude-code", [path]).to_json()["session_ids"]
-        _written(store, sid)
-    topics = _topics(store)
+        written_topics(store, sid)
+    topics = topics_text(store)
     core = topics["core.md"]
     for rule in ("Performance is crucial.", "Important not to commit changes until final step.", "Don't overcomplicate.",
                  "Don't produce code, design solution first.", "Don't create separate documents."):
@@ -163,12 +163,12 @@ def test_codex_a_theory_a_later_finding_disproved_is_not_kept(tmp_path):
     """Codex's "The OpenCode adapter builds `OPENCODE_CONFIG_CONTENT` inline, so this likely
     means adding the default compaction setting to that generated environment-backed config"
     (the real session), then a finding that says otherwise (appended): the finding stands."""
-    store, sid = _imported(tmp_path, "codex", CODEX_TUNE)
+    store, sid = imported_session(tmp_path, "codex", CODEX_TUNE)
     with store.batch(sid, message="the turn that followed"):
         store.append(sid, "assistant", "Turns out the OpenCode adapter never reads compaction from "
                      "`OPENCODE_CONFIG_CONTENT`: the setting belongs in the generated `opencode.json` file.",
                      predecessor=store.head(sid), node_id="finding")
-    text = _text(_written(store, sid))
+    text = _text(written_topics(store, sid))
     assert "belongs in the generated `opencode.json` file" in text
     assert "so this likely means adding the default compaction setting" not in text, text
 
@@ -182,6 +182,6 @@ def test_a_condition_of_its_own_is_kept_and_one_on_the_sentence_before_is_not(tm
         "u1": "Which port does the dev server use?",
         "a1": "If not set, the dev server listens on port 1100 from `config/dev.exs`. "
               "If that's the case, it's a cache bug, not our code."}.__getitem__)
-    text = _text(_written(store, sid))
+    text = _text(written_topics(store, sid))
     assert "If not set, the dev server listens on port 1100" in text
     assert "cache bug" not in text

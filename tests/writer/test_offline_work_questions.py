@@ -13,8 +13,7 @@ import pytest
 from scriptorium.core.sessions.store import SessionStore
 from scriptorium.core.writer.pipeline import finish
 
-from .conftest import chain
-from .test_offline_real import _imported, _topics, _written
+from .conftest import chain, imported_session, topics_text, written_topics
 
 CODING = Path(__file__).resolve().parents[2] / "bench" / "data" / "coding"
 PI_LARGE = CODING / "pi__badlogic_pi-mono__large-session.jsonl"
@@ -27,14 +26,14 @@ def _text(topics: dict[str, list[str]]) -> str:
 
 @pytest.fixture(scope="module")
 def pi_refactor(tmp_path_factory) -> str:
-    store, sid = _imported(tmp_path_factory.mktemp("pi"), "pi", PI_REFACTOR)
-    return _text(_written(store, sid))
+    store, sid = imported_session(tmp_path_factory.mktemp("pi"), "pi", PI_REFACTOR)
+    return _text(written_topics(store, sid))
 
 
 @pytest.fixture(scope="module")
 def pi_large(tmp_path_factory) -> str:
-    store, sid = _imported(tmp_path_factory.mktemp("pi"), "pi", PI_LARGE)
-    return _text(_written(store, sid))
+    store, sid = imported_session(tmp_path_factory.mktemp("pi"), "pi", PI_LARGE)
+    return _text(written_topics(store, sid))
 
 
 def test_the_agents_offer_of_a_next_step_is_no_question_the_answer_needs(pi_refactor):
@@ -72,7 +71,7 @@ def test_a_month_said_relatively_is_resolved_and_a_date_alone_makes_nothing_spec
              "a1": "That's awesome! I started pottery classes with my kids last week."}
     chain(store, sid, list(turns), text=turns.__getitem__, start=1.6836e9)  # 9 May 2023
     assert finish(store, sid).outcome == "ok"
-    text = _text(_topics(store))
+    text = _text(topics_text(store))
     assert "Caroline ran a charity race for mental health in June 2022." in text, text
     assert "last June" not in text
     assert "pic" not in text, text  # "Here's a pic from when we met up last week!": its date was all it said (LoCoMo 42)
@@ -91,7 +90,7 @@ def test_small_talk_is_no_question_an_answer_keeps(tmp_path):
              "a2": "Good, the agency calls Friday."}
     chain(store, sid, list(turns), text=turns.__getitem__, start=1.6836e9)
     assert finish(store, sid).outcome == "ok"
-    text = _text(_topics(store))
+    text = _text(topics_text(store))
     assert "fun going on" not in text, text
     assert "Melanie finished the adoption paperwork" in text, text
     assert "How is Melanie doing with the adoption? The agency calls Friday." in text, text

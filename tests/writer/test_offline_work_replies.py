@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .test_offline_real import _imported, _written
+from .conftest import imported_session, written_topics
 
 CODING = Path(__file__).resolve().parents[2] / "bench" / "data" / "coding"
 PI_BEFORE_COMPACTION = CODING / "pi__badlogic_pi-mono__before-compaction.jsonl"
@@ -22,8 +22,8 @@ def test_a_reply_that_corrects_the_agents_proposal_is_filed_with_the_proposal(tm
     @packages/coding-agent/src/utils/config.ts to src/. No, we want …": a block about the file
     reorganisation, so search for where bash results are shown found the proposal, not the
     decision."""
-    store, sid = _imported(tmp_path, "pi", PI_BEFORE_COMPACTION)
-    blocks = [b for bs in _written(store, sid).values() for b in bs]
+    store, sid = imported_session(tmp_path, "pi", PI_BEFORE_COMPACTION)
+    blocks = [b for bs in written_topics(store, sid).values() for b in bs]
     (answer,) = [b for b in blocks if "No, we want to put it in pendingMessageContainer" in b]
     assert "don't show bash output in chat until `agent_end`" in answer, answer
     assert "Moved files to organized structure" not in answer, answer

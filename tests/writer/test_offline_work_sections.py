@@ -14,7 +14,7 @@ import re
 
 import pytest
 
-from .test_offline_real import _imported, _written
+from .conftest import imported_session, written_topics
 from .test_offline_verbatim import _session
 from .test_offline_work_notes import CODING
 
@@ -67,8 +67,8 @@ def blind(tmp_path_factory) -> dict[str, str]:
     """The blind split's three codemie-code transcripts, each written alone: its blocks' text."""
     out = {}
     for name, path in (("deep-dive", DEEP_DIVE), ("spec", SPEC), ("overview", OVERVIEW)):
-        store, sid = _imported(tmp_path_factory.mktemp(name), "claude-code", path)
-        out[name] = "\n".join(b for bs in _written(store, sid).values() for b in bs)
+        store, sid = imported_session(tmp_path_factory.mktemp(name), "claude-code", path)
+        out[name] = "\n".join(b for bs in written_topics(store, sid).values() for b in bs)
     return out
 
 
@@ -100,8 +100,8 @@ def test_real_lists_keep_the_heading_that_owns_them(blind):
 
 
 def _blocks(tmp_path_factory, name: str, path) -> list[str]:
-    store, sid = _imported(tmp_path_factory.mktemp(name), "claude-code", path)
-    return [b for bs in _written(store, sid).values() for b in bs]
+    store, sid = imported_session(tmp_path_factory.mktemp(name), "claude-code", path)
+    return [b for bs in written_topics(store, sid).values() for b in bs]
 
 
 def test_a_word_two_sections_share_does_not_join_them(tmp_path_factory):

@@ -15,7 +15,7 @@ from scriptorium.core.importers.run import import_sources
 from scriptorium.core.sessions.store import SessionStore
 from scriptorium.core.writer import finish, sleep
 
-from .test_offline_real import _imported, _topics, _written
+from .conftest import imported_session, topics_text, written_topics
 
 CODING = Path(__file__).resolve().parents[2] / "bench" / "data" / "coding"
 PI_LARGE = CODING / "pi__badlogic_pi-mono__large-session.jsonl"
@@ -24,8 +24,8 @@ SPOTTER_SUBAGENT = CODING / "claude-code__marot_spotter__subagent.jsonl"
 
 @pytest.fixture(scope="module")
 def pi_text(tmp_path_factory) -> str:
-    store, sid = _imported(tmp_path_factory.mktemp("pi"), "pi", PI_LARGE)
-    return "\n".join(b for bs in _written(store, sid).values() for b in bs)
+    store, sid = imported_session(tmp_path_factory.mktemp("pi"), "pi", PI_LARGE)
+    return "\n".join(b for bs in written_topics(store, sid).values() for b in bs)
 
 
 def _all_written(tmp_path: Path, kind: str, path: Path) -> str:
@@ -34,7 +34,7 @@ def _all_written(tmp_path: Path, kind: str, path: Path) -> str:
     for sid in import_sources(store, kind, [path]).to_json()["session_ids"]:
         assert finish(store, sid).outcome == "ok"
     sleep(store.state_dir)
-    return "\n".join(b for bs in _topics(store).values() for b in bs)
+    return "\n".join(b for bs in topics_text(store).values() for b in bs)
 
 
 def test_a_sentence_cut_where_the_turn_stopped_is_no_note(pi_text, tmp_path):
